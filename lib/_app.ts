@@ -1,0 +1,110 @@
+// Turning a composed handler into an App: the fetch entry point, error recovery and the
+// inheritance of ctx.res headers. Shared by chain() and router().
+import { Context } from "./context.ts";
+import { HttpError } from "./http/http_error.ts";
+import { problem } from "./http/problem.ts";
+import type { App } from "./types.ts";
+import type { ConnInfo } from "./server/types.ts";
+
+type Run = (ctx: Context) => Response | Promise<Response>;
+
+/** Reports an error that became a 500; replaceable for tests and custom logging. */
+export type ErrorReporter = (error: unknown, ctx: Context) => void;
+
+function defaultReporter(error: unknown, ctx: Context): void {
+  console.error(`weft: ${ctx.req.method} ${ctx.path} failed:`, error);
+}
+
+let reporter: ErrorReporter = defaultReporter;
+
+/** Sets the function that receives errors turned into 500 responses (default: console.error). */
+export function setErrorReporter(next: ErrorReporter | undefined): void {
+  reporter = next ?? defaultReporter;
+}
+
+/** Turns a thrown value into a response: an HttpError's own status, else a 500 without details. */
+export function recover(ctx: Context, error: unknown): Response {
+  if (error instanceof HttpError) return error.toResponse();
+  ctx.error = error;
+  try {
+    reporter(error, ctx);
+  } catch {
+    // A failing reporter must not turn one error into two.
+  }
+  return problem({ status: 500 });
+}
+
+/** Runs `run` and resolves with a response whatever it throws. */
+export function settle(ctx: Context, run: Run): Promise<Response> {
+  try {
+    const res = run(ctx);
+    return res instanceof Promise
+      ? res.then(undefined, (error) => recover(ctx, error))
+      : Promise.resolve(res);
+  } catch (error) {
+    return Promise.resolve(recover(ctx, error));
+  }
+}
+
+// Headers set with ctx.setHeader() reach the response even when the handler built it itself;
+// what the response already has wins, and Set-Cookie and Vary are merged.
+function inherit(ctx: Context, res: Response): Response {
+  if (!ctx.hasResponseState) return res;
+  try {
+    return applyHeaders(ctx.res.headers, res);
+  } catch {
+    // Immutable headers (a response from fetch()): copy once, then apply.
+    return applyHeaders(ctx.res.headers, new Response(res.body, res));
+  }
+}
+
+function applyHeaders(own: Headers, res: Response): Response {
+  const headers = res.headers;
+  for (const cookie of own.getSetCookie()) {
+    if (!headers.getSetCookie().includes(cookie)) headers.append("set-cookie", cookie);
+  }
+  for (const [name, value] of own) {
+    if (name === "set-cookie") continue;
+    if (name === "vary") {
+      const present = (headers.get("vary") ?? "").toLowerCase().split(/\s*,\s*/);
+      for (const token of value.split(/\s*,\s*/)) {
+        if (!present.includes(token.toLowerCase())) headers.append("vary", token);
+      }
+    } else if (!headers.has(name)) headers.set(name, value);
+  }
+  return res;
+}
+
+/** The symbol under which an App keeps its non-promise entry point (used by serve()). */
+export const RESPOND: unique symbol = Symbol("weft.respond");
+
+/** An App with its internal entry point. */
+export type InternalApp = App & {
+  [RESPOND]: (request: Request, info?: ConnInfo) => Response | Promise<Response>;
+};
+
+/** Gives a composed handler its `fetch` entry point. */
+export function createApp(run: Run): App {
+  function respond(request: Request, info?: ConnInfo): Response | Promise<Response> {
+    const ctx = new Context(request, info);
+    let res: Response | Promise<Response>;
+    try {
+      res = run(ctx);
+    } catch (error) {
+      return inherit(ctx, recover(ctx, error));
+    }
+    if (res instanceof Promise) {
+      return res.then(
+        (value) => inherit(ctx, value),
+        (error) => inherit(ctx, recover(ctx, error)),
+      );
+    }
+    return inherit(ctx, res);
+  }
+  const app = run as InternalApp;
+  app[RESPOND] = respond;
+  app.fetch = function fetch(request: Request, info?: ConnInfo): Promise<Response> {
+    return Promise.resolve(respond(request, info));
+  };
+  return app;
+}

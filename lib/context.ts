@@ -1,0 +1,237 @@
+/**
+ * The request context passed to every handler and middleware.
+ *
+ * @module
+ */
+import { HttpError } from "./http/http_error.ts";
+import type { Params } from "./types.ts";
+import type { ConnInfo } from "./server/types.ts";
+
+/** The default limit of {@linkcode Context.body}: 1 MiB. */
+export const DEFAULT_BODY_LIMIT = 1_048_576;
+
+/** The response status and headers that responses built by Weft inherit. */
+export interface ResponseState {
+  /** The default status of `ctx.json()` and friends. */
+  status: number;
+  /** Headers set by middleware and handlers with `ctx.setHeader()`. */
+  readonly headers: Headers;
+}
+
+const EMPTY_INFO: ConnInfo = {};
+
+/**
+ * The request context: the request, its path params, the response state that built responses
+ * inherit, the authenticated user and string-keyed entries.
+ *
+ * @example
+ * ```ts
+ * import { Context } from "./context.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const ctx = new Context(new Request("http://localhost/users/7?tab=posts"));
+ * assert.equal(ctx.path, "/users/7");
+ * assert.equal(ctx.query("tab"), "posts");
+ * ctx.set("auth.token", "abc");
+ * assert.equal(ctx.get("auth.token"), "abc");
+ * ```
+ */
+export class Context<P extends Params = Params> {
+  /** Connection facts (peer address) from the server. */
+  readonly info: ConnInfo;
+  /** Path params of the matched route, decoded once. */
+  params: P = {} as P;
+  /** The authenticated user, set by the auth middleware. */
+  user: unknown = undefined;
+  /** The largest body {@linkcode Context.body} reads, in bytes. */
+  bodyLimit: number = DEFAULT_BODY_LIMIT;
+  /** The error a handler or middleware threw, once it was turned into a response. */
+  error: unknown = undefined;
+  #req: Request;
+  #path: string | undefined;
+  #query: URLSearchParams | undefined;
+  #res: ResponseState | undefined;
+  #entries: Map<string, unknown> | undefined;
+  #body: Promise<Uint8Array> | undefined;
+
+  /**
+   * @param request The incoming request.
+   * @param info Connection facts from the server.
+   */
+  constructor(request: Request, info: ConnInfo = EMPTY_INFO) {
+    this.#req = request;
+    this.info = info;
+  }
+
+  /** The request; middleware may replace it. */
+  get req(): Request {
+    return this.#req;
+  }
+  set req(request: Request) {
+    this.#req = request;
+    this.#path = undefined;
+    this.#query = undefined;
+    this.#body = undefined;
+  }
+
+  /** The request path without the query string, as sent (not percent-decoded). */
+  get path(): string {
+    if (this.#path === undefined) {
+      const url = this.#req.url;
+      const start = url.indexOf("/", url.indexOf(":") + 3);
+      if (start === -1) return this.#path = "/";
+      const end = url.indexOf("?", start);
+      this.#path = end === -1 ? url.slice(start) : url.slice(start, end);
+    }
+    return this.#path;
+  }
+
+  /**
+   * Reads a query parameter.
+   *
+   * @param name The parameter name.
+   * @returns The first value, or `null` when absent.
+   */
+  query(name: string): string | null {
+    if (this.#query === undefined) {
+      const url = this.#req.url;
+      const start = url.indexOf("?");
+      this.#query = new URLSearchParams(start === -1 ? "" : url.slice(start + 1));
+    }
+    return this.#query.get(name);
+  }
+
+  /** The response state (status and headers) that responses built by Weft inherit. */
+  get res(): ResponseState {
+    return this.#res ??= { status: 200, headers: new Headers() };
+  }
+
+  /** Whether any middleware or handler touched {@linkcode Context.res}. */
+  get hasResponseState(): boolean {
+    return this.#res !== undefined;
+  }
+
+  /**
+   * Reads a request header.
+   *
+   * @param name The header name (case-insensitive).
+   * @returns The value, or `null` when absent.
+   */
+  header(name: string): string | null {
+    return this.#req.headers.get(name);
+  }
+
+  /**
+   * Sets a response header that the response will carry.
+   *
+   * @param name The header name.
+   * @param value The value; `Set-Cookie` values are appended, others replace.
+   */
+  setHeader(name: string, value: string): void {
+    const headers = this.res.headers;
+    if (name.toLowerCase() === "set-cookie") headers.append(name, value);
+    else headers.set(name, value);
+  }
+
+  /**
+   * Stores an entry (for example `auth.token`).
+   *
+   * @param key The entry's key.
+   * @param value Any value.
+   */
+  set(key: string, value: unknown): void {
+    (this.#entries ??= new Map()).set(key, value);
+  }
+
+  /**
+   * Reads an entry stored with {@linkcode Context.set}.
+   *
+   * @param key The entry's key.
+   * @returns The value, or `undefined`.
+   */
+  get<T = unknown>(key: string): T | undefined {
+    return this.#entries?.get(key) as T | undefined;
+  }
+
+  /**
+   * Reads the whole request body, at most {@linkcode Context.bodyLimit} bytes. Throws an
+   * `HttpError` 413 when a declared `Content-Length` or the bytes read exceed the limit (so
+   * chunked bodies are bounded too), and 400 when the body cannot be read.
+   *
+   * @returns The body bytes (empty when there is no body); the same promise on every call.
+   */
+  body(): Promise<Uint8Array> {
+    return this.#body ??= readBody(this.#req, this.bodyLimit);
+  }
+
+  /**
+   * Builds a JSON response from a value; it inherits {@linkcode Context.res}.
+   *
+   * @param value Any JSON-serializable value.
+   * @param status The status; `ctx.res.status` by default.
+   */
+  json(value: unknown, status?: number): Response {
+    return this.respond(JSON.stringify(value), "application/json", status);
+  }
+
+  /**
+   * Builds a response that inherits {@linkcode Context.res} headers and status.
+   *
+   * @param body The body.
+   * @param contentType The `Content-Type`, unless `null`.
+   * @param status The status; `ctx.res.status` by default.
+   */
+  respond(body: BodyInit | null, contentType: string | null, status?: number): Response {
+    const state = this.#res;
+    if (state === undefined) {
+      return new Response(
+        body,
+        contentType === null
+          ? { status: status ?? 200 }
+          : { status: status ?? 200, headers: { "content-type": contentType } },
+      );
+    }
+    const headers = new Headers(state.headers);
+    if (contentType !== null && !headers.has("content-type")) {
+      headers.set("content-type", contentType);
+    }
+    return new Response(body, { status: status ?? state.status, headers });
+  }
+}
+
+function tooLarge(limit: number): HttpError {
+  return new HttpError(413, `The request body exceeds the limit of ${limit} bytes`);
+}
+
+async function readBody(request: Request, limit: number): Promise<Uint8Array> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
+  const stream = request.body;
+  if (stream === null) return new Uint8Array(0);
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      if (total > limit) {
+        reader.cancel().catch(() => {});
+        throw tooLarge(limit);
+      }
+      chunks.push(value);
+    }
+  } catch (error) {
+    if (error instanceof HttpError) throw error;
+    throw new HttpError(400, "The request body could not be read", { cause: error });
+  }
+  if (chunks.length === 1) return chunks[0];
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
+}

@@ -1,0 +1,85 @@
+/**
+ * Route patterns: parsing `"/users/:id/files/*path"` into segments, and the type that turns a
+ * pattern into its params record.
+ *
+ * @module
+ */
+
+/** One parsed segment of a route pattern. */
+export type Segment =
+  | { readonly kind: "static"; readonly value: string }
+  | { readonly kind: "param"; readonly name: string }
+  | { readonly kind: "wildcard"; readonly name: string };
+
+type SegmentName<S extends string> = S extends `:${infer Name}` ? Name
+  : S extends `*${infer Name}` ? Name
+  : never;
+
+type ParamNames<P extends string> = P extends `${infer Head}/${infer Rest}`
+  ? SegmentName<Head> | ParamNames<Rest>
+  : SegmentName<P>;
+
+/**
+ * The params record of a route pattern: `"/users/:id/files/*path"` gives
+ * `{ id: string; path: string }`.
+ *
+ * @example
+ * ```ts
+ * import type { PathParams } from "./pattern.ts";
+ * const params: PathParams<"/users/:id/files/*path"> = { id: "7", path: "a/b.txt" };
+ * ```
+ */
+export type PathParams<P extends string> = string extends P ? Record<string, string>
+  : { [K in ParamNames<P>]: string };
+
+/**
+ * Parses a route pattern into segments; throws a `TypeError` naming the pattern when it is
+ * malformed (no leading `/`, an empty param or wildcard name, a wildcard that is not last).
+ *
+ * @param pattern The route pattern, e.g. `"/users/:id"`.
+ * @returns The segments after the leading slash (`"/"` gives one empty static segment).
+ *
+ * @example
+ * ```ts
+ * import { parsePattern } from "./pattern.ts";
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(parsePattern("/users/:id"), [
+ *   { kind: "static", value: "users" },
+ *   { kind: "param", name: "id" },
+ * ]);
+ * ```
+ */
+export function parsePattern(pattern: string): Segment[] {
+  if (typeof pattern !== "string" || pattern[0] !== "/") {
+    throw new TypeError(`Cannot parse route pattern "${pattern}": it must start with "/"`);
+  }
+  const parts = pattern.slice(1).split("/");
+  const segments: Segment[] = [];
+  const names = new Set<string>();
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i];
+    const sigil = part[0];
+    if (sigil !== ":" && sigil !== "*") {
+      segments.push({ kind: "static", value: part });
+      continue;
+    }
+    const name = part.slice(1);
+    const kind = sigil === ":" ? "param" : "wildcard";
+    if (!/^[A-Za-z_$][\w$]*$/.test(name)) {
+      throw new TypeError(
+        `Cannot parse route pattern "${pattern}": ${kind} name "${name}" must be an identifier`,
+      );
+    }
+    if (names.has(name)) {
+      throw new TypeError(`Cannot parse route pattern "${pattern}": "${name}" appears twice`);
+    }
+    if (kind === "wildcard" && i !== parts.length - 1) {
+      throw new TypeError(
+        `Cannot parse route pattern "${pattern}": the wildcard "*${name}" must be the last segment`,
+      );
+    }
+    names.add(name);
+    segments.push({ kind, name });
+  }
+  return segments;
+}

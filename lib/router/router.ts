@@ -1,0 +1,193 @@
+/**
+ * `router([...routes])` and the route constructors `get`, `post`, `put`, `patch`, `del`, `head`,
+ * `options` and `route`.
+ *
+ * @module
+ */
+import { createApp } from "../_app.ts";
+import type { Context } from "../context.ts";
+import { problem } from "../http/problem.ts";
+import type { App, Handler, Params } from "../types.ts";
+import type { PathParams } from "./pattern.ts";
+import { RadixTree } from "./radix.ts";
+
+/** A route definition made by {@linkcode route} or a method constructor. */
+export interface Route {
+  /** The HTTP method, upper case. */
+  readonly method: string;
+  /** The route pattern. */
+  readonly pattern: string;
+  /** The handler. */
+  readonly handler: Handler;
+}
+
+/** Options of {@linkcode router}. */
+export interface RouterOptions {
+  /**
+   * `"strict"`: `/a/` and `/a` are different paths. `"redirect"`: a miss whose other form (with
+   * or without the trailing slash) matches is answered with a 308 to that form.
+   *
+   * @default {"strict"}
+   */
+  trailingSlash?: "strict" | "redirect";
+}
+
+/**
+ * Defines a route for any method.
+ *
+ * @param method The HTTP method (case-insensitive; stored upper case).
+ * @param pattern A pattern such as `"/users/:id"` or `"/files/*path"`.
+ * @param handler The handler; `ctx.params` is typed from the pattern.
+ * @returns The route definition.
+ */
+export function route<P extends string>(
+  method: string,
+  pattern: P,
+  handler: Handler<PathParams<P>>,
+): Route {
+  return { method: method.toUpperCase(), pattern, handler: handler as unknown as Handler };
+}
+
+type RouteFn = <P extends string>(pattern: P, handler: Handler<PathParams<P>>) => Route;
+
+/** Defines a GET route (HEAD is answered by it too, without the body). */
+export const get: RouteFn = (pattern, handler) => route("GET", pattern, handler);
+/** Defines a POST route. */
+export const post: RouteFn = (pattern, handler) => route("POST", pattern, handler);
+/** Defines a PUT route. */
+export const put: RouteFn = (pattern, handler) => route("PUT", pattern, handler);
+/** Defines a PATCH route. */
+export const patch: RouteFn = (pattern, handler) => route("PATCH", pattern, handler);
+/** Defines a DELETE route (`delete` is a reserved word). */
+export const del: RouteFn = (pattern, handler) => route("DELETE", pattern, handler);
+/** Defines a HEAD route (overrides the automatic HEAD of a GET route). */
+export const head: RouteFn = (pattern, handler) => route("HEAD", pattern, handler);
+/** Defines an OPTIONS route (overrides the automatic 204 + Allow). */
+export const options: RouteFn = (pattern, handler) => route("OPTIONS", pattern, handler);
+
+interface Target {
+  handler: Handler;
+  /** A HEAD answered by a GET handler: the body is dropped. */
+  headFromGet: boolean;
+}
+
+const ENCODED = /%2F|%25/gi;
+
+// Percent-decodes each segment once, keeping "/" and "%" encoded so segment boundaries
+// survive; throws URIError on a malformed escape or invalid UTF-8.
+function normalize(path: string): string {
+  const parts = path.split("/");
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i];
+    if (part.includes("%")) {
+      parts[i] = decodeURIComponent(part).replaceAll("%", "%25").replaceAll("/", "%2F");
+    }
+  }
+  return parts.join("/");
+}
+
+function restore(value: string): string {
+  return value.replace(ENCODED, (m) => m[1] === "2" && m[2] === "5" ? "%" : "/");
+}
+
+function dropBody(res: Response): Response {
+  res.body?.cancel().catch(() => {});
+  return new Response(null, res);
+}
+
+/**
+ * Builds a router: a radix tree over the routes, with built-in 404, 405 (with `Allow`),
+ * automatic HEAD for GET routes and automatic OPTIONS (204 with `Allow`). Priority is by
+ * specificity (static, then `:param`, then `*wildcard`), never by registration order.
+ * Conflicting routes throw here, not at request time.
+ *
+ * @param routes Route definitions from `get()`, `post()`, … or `route()`.
+ * @param options The trailing-slash policy.
+ * @returns An App: a handler with a `fetch` method.
+ *
+ * @example
+ * ```ts
+ * import { get, router } from "./router.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const app = router([
+ *   get("/users/:id", (ctx) => ctx.json({ id: ctx.params.id })),
+ *   get("/users/me", (ctx) => ctx.json({ id: "me" })),
+ * ]);
+ * const res = await app.fetch(new Request("http://localhost/users/me"));
+ * assert.deepEqual(await res.json(), { id: "me" });
+ * assert.equal((await app.fetch(new Request("http://localhost/nope"))).status, 404);
+ * ```
+ */
+export function router(routes: readonly Route[], options: RouterOptions = {}): App {
+  const tree = new RadixTree<Target>();
+  for (const { method, pattern, handler } of routes) {
+    if (typeof handler !== "function") {
+      throw new TypeError(`Cannot add route "${method} ${pattern}": the handler is not a function`);
+    }
+    tree.add(method, pattern, { handler, headFromGet: false });
+  }
+  for (const { method, pattern, handler } of routes) {
+    if (method === "GET" && !tree.has("HEAD", pattern)) {
+      tree.add("HEAD", pattern, { handler, headFromGet: true });
+    }
+  }
+  const redirect = options.trailingSlash === "redirect";
+
+  function miss(ctx: Context, path: string): Response {
+    const allowed = tree.methodsFor(path);
+    if (allowed.length === 0) {
+      if (redirect && path !== "/") {
+        const other = path.endsWith("/") ? path.slice(0, -1) : path + "/";
+        if (tree.methodsFor(other).length > 0) {
+          const url = ctx.req.url;
+          const query = url.indexOf("?");
+          const location = ctx.path.endsWith("/") ? ctx.path.slice(0, -1) : ctx.path + "/";
+          return new Response(null, {
+            status: 308,
+            headers: { location: query === -1 ? location : location + url.slice(query) },
+          });
+        }
+      }
+      return problem({ status: 404, detail: `No route matches ${ctx.path}` });
+    }
+    if (!allowed.includes("OPTIONS")) allowed.push("OPTIONS");
+    const allow = allowed.join(", ");
+    if (ctx.req.method === "OPTIONS") {
+      return new Response(null, { status: 204, headers: { allow } });
+    }
+    return problem({
+      status: 405,
+      detail: `${ctx.req.method} is not allowed on ${ctx.path}`,
+    }, { allow });
+  }
+
+  return createApp(function router(ctx: Context): Response | Promise<Response> {
+    let path = ctx.path;
+    if (path.includes("%")) {
+      try {
+        path = normalize(path);
+      } catch {
+        return problem({
+          status: 400,
+          detail: "The request path has a malformed percent-encoding",
+        });
+      }
+    }
+    const match = tree.find(ctx.req.method, path);
+    if (match === undefined) return miss(ctx, path);
+    const { names, values } = match;
+    if (names.length > 0) {
+      const params: Params = {};
+      for (let i = 0; i < names.length; i++) {
+        const value = values[i];
+        params[names[i]] = value.includes("%") ? restore(value) : value;
+      }
+      ctx.params = params;
+    }
+    const { handler, headFromGet } = match.data;
+    if (!headFromGet) return handler(ctx);
+    const res = handler(ctx);
+    return res instanceof Promise ? res.then(dropBody) : dropBody(res);
+  });
+}

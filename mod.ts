@@ -1,0 +1,48 @@
+/**
+ * Weft: a radix-tree router, an onion middleware chain, a typed context and `serve()` for
+ * HTTP/1.1 and HTTP/2, on Web-standard `Request` and `Response`.
+ *
+ * @example A small app, end to end
+ * ```ts
+ * import { chain, get, router, type Middleware } from "./mod.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const poweredBy: Middleware = async (ctx, next) => {
+ *   ctx.setHeader("x-powered-by", "weft");
+ *   return await next();
+ * };
+ * const app = chain([poweredBy], router([
+ *   get("/hello/:name", (ctx) => ctx.json({ hello: ctx.params.name })),
+ * ]));
+ *
+ * const res = await app.fetch(new Request("http://localhost/hello/world"));
+ * assert.deepEqual(await res.json(), { hello: "world" });
+ * assert.equal(res.headers.get("x-powered-by"), "weft");
+ * ```
+ *
+ * @module
+ */
+export { chain } from "./lib/chain.ts";
+export { Context, DEFAULT_BODY_LIMIT, type ResponseState } from "./lib/context.ts";
+export { html, jsonText, response, text, type TypedBody } from "./lib/response.ts";
+export { serve, type ServeOptions, type Server } from "./lib/serve.ts";
+export type { App, Handler, Middleware, Next, Params } from "./lib/types.ts";
+export type { ConnInfo, ServerAddr } from "./lib/server/types.ts";
+export { HttpError, type HttpErrorOptions } from "./lib/http/http_error.ts";
+export { problem, type ProblemDetails } from "./lib/http/problem.ts";
+export { STATUS_TEXT } from "./lib/http/status.ts";
+export {
+  del,
+  get,
+  head,
+  options,
+  patch,
+  post,
+  put,
+  type Route,
+  route,
+  router,
+  type RouterOptions,
+} from "./lib/router/router.ts";
+export type { PathParams } from "./lib/router/pattern.ts";
+export { type RadixMatch, RadixTree } from "./lib/router/radix.ts";
