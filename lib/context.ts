@@ -52,7 +52,7 @@ export class Context<P extends Params = Params> {
   #query: URLSearchParams | undefined;
   #res: ResponseState | undefined;
   #entries: Map<string, unknown> | undefined;
-  #body: Promise<Uint8Array> | undefined;
+  #body: Promise<Uint8Array<ArrayBuffer>> | undefined;
 
   /**
    * @param request The incoming request.
@@ -160,7 +160,7 @@ export class Context<P extends Params = Params> {
    *
    * @returns The body bytes (empty when there is no body); the same promise on every call.
    */
-  body(): Promise<Uint8Array> {
+  body(): Promise<Uint8Array<ArrayBuffer>> {
     return this.#body ??= readBody(this.#req, this.bodyLimit);
   }
 
@@ -203,13 +203,13 @@ function tooLarge(limit: number): HttpError {
   return new HttpError(413, `The request body exceeds the limit of ${limit} bytes`);
 }
 
-async function readBody(request: Request, limit: number): Promise<Uint8Array> {
+async function readBody(request: Request, limit: number): Promise<Uint8Array<ArrayBuffer>> {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
   const stream = request.body;
   if (stream === null) return new Uint8Array(0);
   const reader = stream.getReader();
-  const chunks: Uint8Array[] = [];
+  const chunks: Uint8Array<ArrayBuffer>[] = [];
   let total = 0;
   try {
     for (;;) {

@@ -26,12 +26,18 @@ interface Entry<T> {
   data: T;
   pattern: string;
   names: readonly string[];
+  /** The shared result of a static route (it has no values to fill in). */
+  hit: RadixMatch<T>;
 }
 
 type Methods<T> = Record<string, Entry<T> | undefined>;
 
+// A node consumes `prefix` (static characters); its static children start with distinct
+// characters, its param child consumes one non-empty segment, its wildcard the remainder.
 interface Node<T> {
-  statics: Map<string, Node<T>> | undefined;
+  prefix: string;
+  first: number;
+  children: Node<T>[] | undefined;
   param: Node<T> | undefined;
   paramName: string;
   paramPattern: string;
@@ -41,9 +47,11 @@ interface Node<T> {
   methods: Methods<T> | undefined;
 }
 
-function createNode<T>(): Node<T> {
+function createNode<T>(prefix: string): Node<T> {
   return {
-    statics: undefined,
+    prefix,
+    first: prefix.charCodeAt(0),
+    children: undefined,
     param: undefined,
     paramName: "",
     paramPattern: "",
@@ -54,7 +62,37 @@ function createNode<T>(): Node<T> {
   };
 }
 
-const NO_VALUES: string[] = [];
+const NO_VALUES: string[] = Object.freeze([]) as unknown as string[];
+
+// Walks (and extends) the tree along static characters; returns the node that ends there.
+function insertStatic<T>(node: Node<T>, text: string): Node<T> {
+  let i = 0;
+  while (i < text.length) {
+    const children = node.children ??= [];
+    const c = text.charCodeAt(i);
+    const index = children.findIndex((child) => child.first === c);
+    if (index === -1) {
+      const leaf = createNode<T>(text.slice(i));
+      children.push(leaf);
+      return leaf;
+    }
+    let child = children[index];
+    const prefix = child.prefix;
+    let j = 1;
+    while (j < prefix.length && i + j < text.length && prefix[j] === text[i + j]) j++;
+    if (j < prefix.length) {
+      // Split: a new node takes the common part, the old one keeps the rest.
+      const top = createNode<T>(prefix.slice(0, j));
+      child.prefix = prefix.slice(j);
+      child.first = child.prefix.charCodeAt(0);
+      top.children = [child];
+      children[index] = child = top;
+    }
+    node = child;
+    i += j;
+  }
+  return node;
+}
 
 /**
  * A method-aware radix tree over path segments; the router of `router()` is built on it, and it
@@ -73,8 +111,9 @@ const NO_VALUES: string[] = [];
  * ```
  */
 export class RadixTree<T> {
-  #root: Node<T> = createNode();
+  #root: Node<T> = createNode("");
   #static = new Map<string, Methods<T>>();
+  #added = new Set<string>();
   #dynamic = false;
 
   /**
@@ -88,21 +127,27 @@ export class RadixTree<T> {
   add(method: string, pattern: string, data: T): void {
     const segments = parsePattern(pattern);
     const names: string[] = [];
-    const entry: Entry<T> = { data, pattern, names };
+    const entry: Entry<T> = {
+      data,
+      pattern,
+      names,
+      hit: { data, pattern, names, values: NO_VALUES },
+    };
     let node = this.#root;
+    let text = "";
     for (const segment of segments) {
+      text += "/";
       if (segment.kind === "static") {
-        node.statics ??= new Map();
-        let child = node.statics.get(segment.value);
-        if (child === undefined) node.statics.set(segment.value, child = createNode());
-        node = child;
+        text += segment.value;
         continue;
       }
+      node = insertStatic(node, text);
+      text = "";
       this.#dynamic = true;
       names.push(segment.name);
       if (segment.kind === "param") {
         if (node.param === undefined) {
-          node.param = createNode();
+          node.param = createNode("");
           node.paramName = segment.name;
           node.paramPattern = pattern;
         } else if (node.paramName !== segment.name) {
@@ -119,24 +164,19 @@ export class RadixTree<T> {
         throw conflict(method, pattern, node.wildcardPattern, `*${node.wildcardName}`);
       }
       addMethod(node.wildcard, method, entry);
+      this.#added.add(`${method} ${pattern}`);
       return;
     }
+    node = insertStatic(node, text);
     node.methods ??= {};
     addMethod(node.methods, method, entry);
+    this.#added.add(`${method} ${pattern}`);
     if (names.length === 0) this.#static.set(pattern, node.methods);
   }
 
   /** Whether a route with exactly this method and pattern was added. */
   has(method: string, pattern: string): boolean {
-    const segments = parsePattern(pattern);
-    let node: Node<T> | undefined = this.#root;
-    for (const segment of segments) {
-      if (segment.kind === "static") node = node.statics?.get(segment.value);
-      else if (segment.kind === "param") node = node.param;
-      else return node.wildcard?.[method] !== undefined;
-      if (node === undefined) return false;
-    }
-    return node.methods?.[method] !== undefined;
+    return this.#added.has(`${method} ${pattern}`);
   }
 
   /**
@@ -145,15 +185,13 @@ export class RadixTree<T> {
    * @returns The match, or `undefined` when no route has this method for this path.
    */
   find(method: string, path: string): RadixMatch<T> | undefined {
-    // 1. fully static patterns: one map lookup
+    // 1. fully static patterns: one map lookup, no allocation
     const hit = this.#static.get(path)?.[method];
-    if (hit !== undefined) {
-      return { data: hit.data, pattern: hit.pattern, names: hit.names, values: NO_VALUES };
-    }
-    if (!this.#dynamic || path[0] !== "/") return undefined;
-    // 2. the tree, segment by segment, with backtracking
+    if (hit !== undefined) return hit.hit;
+    if (!this.#dynamic) return undefined;
+    // 2. the tree, with backtracking
     const values: string[] = [];
-    const entry = walk(this.#root, path, 1, values, method);
+    const entry = walk(this.#root, path, 0, values, method);
     if (entry === undefined) return undefined;
     return { data: entry.data, pattern: entry.pattern, names: entry.names, values };
   }
@@ -165,7 +203,7 @@ export class RadixTree<T> {
    */
   methodsFor(path: string): string[] {
     const out = new Set<string>();
-    if (path[0] === "/") collect(this.#root, path, 1, out);
+    collect(this.#root, path, 0, out);
     return [...out];
   }
 }
@@ -189,40 +227,63 @@ function conflict(method: string, pattern: string, other: string, name: string):
 function walk<T>(
   node: Node<T>,
   path: string,
-  start: number,
+  pos: number,
   values: string[],
   method: string,
 ): Entry<T> | undefined {
-  const end = path.indexOf("/", start);
-  const segment = end === -1 ? path.slice(start) : path.slice(start, end);
-  // 1. static
-  const child = node.statics?.get(segment);
-  if (child !== undefined) {
-    const entry = end === -1 ? child.methods?.[method] : walk(child, path, end + 1, values, method);
+  const length = path.length;
+  if (pos === length) {
+    const entry = node.methods?.[method];
     if (entry !== undefined) return entry;
-  }
-  // 2. param: one non-empty segment
-  const param = node.param;
-  if (param !== undefined && segment !== "") {
-    values.push(segment);
-    const entry = end === -1 ? param.methods?.[method] : walk(param, path, end + 1, values, method);
-    if (entry !== undefined) return entry;
-    values.pop();
+  } else {
+    // 1. static: the child that starts with this character, if its prefix matches
+    const children = node.children;
+    if (children !== undefined) {
+      const c = path.charCodeAt(pos);
+      for (let i = 0; i < children.length; i++) {
+        const child = children[i];
+        if (child.first !== c) continue;
+        if (path.startsWith(child.prefix, pos)) {
+          const entry = walk(child, path, pos + child.prefix.length, values, method);
+          if (entry !== undefined) return entry;
+        }
+        break;
+      }
+    }
+    // 2. param: one non-empty segment
+    const param = node.param;
+    if (param !== undefined) {
+      let end = path.indexOf("/", pos);
+      if (end === -1) end = length;
+      if (end > pos) {
+        values.push(path.slice(pos, end));
+        const entry = walk(param, path, end, values, method);
+        if (entry !== undefined) return entry;
+        values.pop();
+      }
+    }
   }
   // 3. wildcard: the whole remainder, possibly empty
   const entry = node.wildcard?.[method];
-  if (entry !== undefined) values.push(path.slice(start));
+  if (entry !== undefined) values.push(path.slice(pos));
   return entry;
 }
 
-function collect<T>(node: Node<T>, path: string, start: number, out: Set<string>): void {
-  const end = path.indexOf("/", start);
-  const segment = end === -1 ? path.slice(start) : path.slice(start, end);
-  const next = [node.statics?.get(segment), segment === "" ? undefined : node.param];
-  for (const child of next) {
-    if (child === undefined) continue;
-    if (end !== -1) collect(child, path, end + 1, out);
-    else for (const method in child.methods) out.add(method);
+function collect<T>(node: Node<T>, path: string, pos: number, out: Set<string>): void {
+  const length = path.length;
+  if (pos === length) {
+    for (const method in node.methods) out.add(method);
+  } else {
+    for (const child of node.children ?? []) {
+      if (path.startsWith(child.prefix, pos)) {
+        collect(child, path, pos + child.prefix.length, out);
+      }
+    }
+    if (node.param !== undefined) {
+      let end = path.indexOf("/", pos);
+      if (end === -1) end = length;
+      if (end > pos) collect(node.param, path, end, out);
+    }
   }
   for (const method in node.wildcard) out.add(method);
 }

@@ -1,0 +1,104 @@
+// Router lookups, Weft against the anchors in the same groups: Hono's RegExpRouter and
+// TrieRouter, find-my-way, memoirist, rou3 and rou3's compiled router (JIT via new Function).
+// Every lookup also reads the params, as a real request would.
+import { RadixTree } from "../lib/router/radix.ts";
+import { RegExpRouter } from "npm:hono@4.13.19/router/reg-exp-router";
+import { TrieRouter } from "npm:hono@4.13.19/router/trie-router";
+import FindMyWay from "npm:find-my-way@9.3.0";
+import { Memoirist } from "npm:memoirist@0.4.0";
+import { addRoute, createRouter, findRoute } from "npm:rou3@0.7.12";
+import { compileRouter } from "npm:rou3@0.7.12/compiler";
+import { GITHUB_API, HONO_REQUESTS, HONO_ROUTES, type RouteSpec, samplePath } from "./_routes.ts";
+
+type Lookup = (method: string, path: string) => unknown;
+
+const handler = () => {};
+const starTo = (pattern: string, star: string) => pattern.replace(/\*\w*$/, star);
+
+function weft(routes: readonly RouteSpec[]): Lookup {
+  const tree = new RadixTree<typeof handler>();
+  for (const [method, pattern] of routes) tree.add(method, pattern, handler);
+  return (method, path) => tree.find(method, path);
+}
+
+function honoRegExp(routes: readonly RouteSpec[]): Lookup {
+  const router = new RegExpRouter<typeof handler>();
+  for (const [method, pattern] of routes) router.add(method, starTo(pattern, "*"), handler);
+  return (method, path) => router.match(method, path);
+}
+
+function honoTrie(routes: readonly RouteSpec[]): Lookup {
+  const router = new TrieRouter<typeof handler>();
+  for (const [method, pattern] of routes) router.add(method, starTo(pattern, "*"), handler);
+  return (method, path) => router.match(method, path);
+}
+
+function findMyWay(routes: readonly RouteSpec[]): Lookup {
+  const router = FindMyWay();
+  for (const [method, pattern] of routes) router.on(method as "GET", starTo(pattern, "*"), handler);
+  return (method, path) => router.find(method as "GET", path);
+}
+
+function memoirist(routes: readonly RouteSpec[]): Lookup {
+  const router = new Memoirist<typeof handler>();
+  for (const [method, pattern] of routes) router.add(method, starTo(pattern, "*"), handler);
+  return (method, path) => router.find(method, path);
+}
+
+function rou3(routes: readonly RouteSpec[]): Lookup {
+  const router = createRouter<typeof handler>();
+  for (const [method, pattern] of routes) addRoute(router, method, starTo(pattern, "**"), handler);
+  return (method, path) => findRoute(router, method, path);
+}
+
+function rou3Compiled(routes: readonly RouteSpec[]): Lookup {
+  const router = createRouter<typeof handler>();
+  for (const [method, pattern] of routes) addRoute(router, method, starTo(pattern, "**"), handler);
+  const find = compileRouter(router);
+  return (method, path) => find(method, path);
+}
+
+const CONTENDERS: [string, (routes: readonly RouteSpec[]) => Lookup][] = [
+  ["weft RadixTree (no eval)", weft],
+  ["hono RegExpRouter", honoRegExp],
+  ["hono TrieRouter", honoTrie],
+  ["find-my-way", findMyWay],
+  ["memoirist", memoirist],
+  ["rou3", rou3],
+  ["rou3 compileRouter (new Function)", rou3Compiled],
+];
+
+function check(name: string, lookup: Lookup, requests: readonly (readonly [string, string])[]) {
+  for (const [method, path] of requests) {
+    if (!lookup(method, path)) throw new Error(`${name} finds no route for ${method} ${path}`);
+  }
+}
+
+function group(title: string, routes: readonly RouteSpec[], requests: [string, string][]) {
+  for (const [name, build] of CONTENDERS) {
+    const lookup = build(routes);
+    check(name, lookup, requests);
+    Deno.bench({
+      group: title,
+      name,
+      baseline: name.startsWith("rou3 compile"),
+      fn() {
+        for (let i = 0; i < requests.length; i++) lookup(requests[i][0], requests[i][1]);
+      },
+    });
+  }
+}
+
+for (const [name, method, path] of HONO_REQUESTS) {
+  group(`hono set: ${name}`, HONO_ROUTES, [[method, path]]);
+}
+group(
+  "hono set: all together",
+  HONO_ROUTES,
+  HONO_REQUESTS.map(([, method, path]) => [method, path]),
+);
+group(
+  "github API: all 203 routes",
+  GITHUB_API,
+  GITHUB_API.map(([method, pattern]) => [method, samplePath(pattern)]),
+);

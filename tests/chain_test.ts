@@ -1,0 +1,236 @@
+import assert from "node:assert/strict";
+import { chain, Context, get, HttpError, type Middleware, response, router, text } from "../mod.ts";
+import { setErrorReporter } from "../lib/_app.ts";
+
+const req = (path = "/", init?: RequestInit) => new Request(`http://localhost${path}`, init);
+
+function quietly<T>(fn: () => Promise<T>): Promise<T> {
+  const errors: unknown[] = [];
+  setErrorReporter((error) => errors.push(error));
+  return fn().finally(() => setErrorReporter(undefined));
+}
+
+Deno.test("chain() runs middleware in order and responses return in reverse", async () => {
+  const order: string[] = [];
+  const tag = (name: string): Middleware => async (_ctx, next) => {
+    order.push(`${name}>`);
+    const res = await next();
+    order.push(`<${name}`);
+    return res;
+  };
+  const app = chain([tag("A"), tag("B"), tag("C")], () => {
+    order.push("handler");
+    return new Response("ok");
+  });
+  assert.equal(await (await app.fetch(req())).text(), "ok");
+  assert.deepEqual(order, ["A>", "B>", "C>", "handler", "<C", "<B", "<A"]);
+});
+
+Deno.test("chain() lets a middleware short-circuit without calling next()", async () => {
+  let reached = false;
+  const app = chain([() => new Response("stop", { status: 403 })], () => {
+    reached = true;
+    return new Response("never");
+  });
+  const res = await app.fetch(req());
+  assert.equal(res.status, 403);
+  assert.equal(reached, false);
+});
+
+Deno.test("chain() turns a second next() call into a 500", async () => {
+  let handlerRuns = 0;
+  const twice: Middleware = async function twice(_ctx, next) {
+    await next();
+    return await next();
+  };
+  const res = await quietly(() =>
+    chain([twice], () => {
+      handlerRuns++;
+      return new Response("x");
+    }).fetch(req())
+  );
+  assert.equal(res.status, 500);
+  assert.equal(handlerRuns, 1);
+});
+
+Deno.test("chain() answers 500 with a problem body and no stack when a handler throws", async () => {
+  let seen: unknown;
+  const app = chain([async (ctx, next) => {
+    const res = await next();
+    seen = ctx.error;
+    res.headers.set("x-outer", "saw-it");
+    return res;
+  }], () => {
+    throw new Error("secret database password in stack");
+  });
+  const res = await quietly(() => app.fetch(req()));
+  assert.equal(res.status, 500);
+  assert.equal(res.headers.get("content-type"), "application/problem+json");
+  assert.equal(res.headers.get("x-outer"), "saw-it");
+  const body = await res.text();
+  assert.ok(!body.includes("secret"), body);
+  assert.ok(!body.includes("at "), body);
+  assert.ok(seen instanceof Error);
+});
+
+Deno.test("chain() turns a thrown HttpError into its status, in handlers and middleware", async () => {
+  const fromHandler = chain([], () => {
+    throw new HttpError(418, "I am a teapot", { headers: { "x-tea": "1" } });
+  });
+  const res = await fromHandler.fetch(req());
+  assert.equal(res.status, 418);
+  assert.equal(res.headers.get("x-tea"), "1");
+  assert.equal((await res.json()).detail, "I am a teapot");
+  const fromMiddleware = chain([() => {
+    throw new HttpError(429, "Slow down");
+  }], () => new Response("x"));
+  assert.equal((await fromMiddleware.fetch(req())).status, 429);
+});
+
+Deno.test("chain() recovers from async rejections and non-Error throws", async () => {
+  const app = chain([], () => Promise.reject("a string"));
+  assert.equal((await quietly(() => app.fetch(req()))).status, 500);
+});
+
+Deno.test("ctx.setHeader() before next() reaches a response the handler built itself", async () => {
+  const app = chain([async (ctx, next) => {
+    ctx.setHeader("x-request-id", "abc");
+    ctx.setHeader("set-cookie", "a=1");
+    ctx.setHeader("set-cookie", "b=2");
+    ctx.setHeader("vary", "Origin");
+    return await next();
+  }], () => new Response("x", { headers: { "x-own": "1", vary: "Accept" } }));
+  const res = await app.fetch(req());
+  assert.equal(res.headers.get("x-request-id"), "abc");
+  assert.equal(res.headers.get("x-own"), "1");
+  assert.deepEqual(res.headers.getSetCookie(), ["a=1", "b=2"]);
+  assert.equal(res.headers.get("vary"), "Accept, Origin");
+});
+
+Deno.test("a response's own header wins over ctx.setHeader()", async () => {
+  const app = chain([async (ctx, next) => {
+    ctx.setHeader("cache-control", "no-store");
+    return await next();
+  }], () => new Response("x", { headers: { "cache-control": "max-age=60" } }));
+  assert.equal((await app.fetch(req())).headers.get("cache-control"), "max-age=60");
+});
+
+Deno.test("headers reach responses with immutable headers too", async () => {
+  const app = chain([async (ctx, next) => {
+    ctx.setHeader("x-a", "1");
+    return await next();
+  }], () => Response.redirect("http://localhost/elsewhere", 302));
+  const res = await app.fetch(req());
+  assert.equal(res.status, 302);
+  assert.equal(res.headers.get("x-a"), "1");
+});
+
+Deno.test("response() and ctx.json() inherit ctx.res headers and status", async () => {
+  const app = chain(
+    [async (ctx, next) => {
+      ctx.setHeader("x-a", "1");
+      ctx.res.status = 201;
+      return await next();
+    }],
+    router([
+      get("/json", (ctx) => ctx.json({ ok: true })),
+      get("/text", (ctx) => response(ctx, 202, text("hi"))),
+    ]),
+  );
+  const json = await app.fetch(req("/json"));
+  assert.equal(json.status, 201);
+  assert.equal(json.headers.get("x-a"), "1");
+  assert.equal(json.headers.get("content-type"), "application/json");
+  const plain = await app.fetch(req("/text"));
+  assert.equal(plain.status, 202);
+  assert.equal(plain.headers.get("content-type"), "text/plain; charset=utf-8");
+  assert.equal(plain.headers.get("x-a"), "1");
+});
+
+Deno.test("outer middleware can add headers after next()", async () => {
+  const app = chain([async (_ctx, next) => {
+    const res = await next();
+    res.headers.set("x-after", "1");
+    return res;
+  }], router([get("/", (ctx) => ctx.json(1))]));
+  assert.equal((await app.fetch(req())).headers.get("x-after"), "1");
+});
+
+Deno.test("ctx.set() and ctx.get() keep entries per request", async () => {
+  const app = chain([async (ctx, next) => {
+    ctx.set("auth.token", "t-1");
+    return await next();
+  }], (ctx) => new Response(String(ctx.get("auth.token"))));
+  assert.equal(await (await app.fetch(req())).text(), "t-1");
+  assert.equal(new Context(req()).get("auth.token"), undefined);
+});
+
+Deno.test("ctx.req can be replaced by middleware, and the path follows it", async () => {
+  const app = chain([async (ctx, next) => {
+    ctx.req = new Request(new URL("/rewritten", ctx.req.url), ctx.req);
+    return await next();
+  }], router([get("/rewritten", () => new Response("yes"))]));
+  assert.equal(await (await app.fetch(req("/original"))).text(), "yes");
+});
+
+Deno.test("ctx.body() reads the body", async () => {
+  const ctx = new Context(req("/", { method: "POST", body: "hello" }));
+  assert.equal(new TextDecoder().decode(await ctx.body()), "hello");
+  assert.equal((await ctx.body()).byteLength, 5);
+  assert.equal((await new Context(req()).body()).byteLength, 0);
+});
+
+Deno.test("ctx.body() answers 413 when Content-Length exceeds the limit", async () => {
+  const app = chain([], async (ctx) => new Response(await ctx.body()));
+  const res = await app.fetch(
+    req("/", {
+      method: "POST",
+      body: "x".repeat(10),
+      headers: { "content-length": String(2 * 1024 * 1024) },
+    }),
+  );
+  assert.equal(res.status, 413);
+  assert.equal(res.headers.get("content-type"), "application/problem+json");
+});
+
+Deno.test("ctx.body() answers 413 while reading a chunked body that exceeds the limit", async () => {
+  let pulled = 0;
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      pulled++;
+      if (pulled > 1000) controller.close();
+      else controller.enqueue(new Uint8Array(64 * 1024));
+    },
+  });
+  const app = chain([async (ctx, next) => {
+    ctx.bodyLimit = 256 * 1024;
+    return await next();
+  }], async (ctx) => new Response(await ctx.body()));
+  const res = await app.fetch(req("/", { method: "POST", body: stream }));
+  assert.equal(res.status, 413);
+  assert.ok(pulled < 20, `read ${pulled} chunks after the limit was reached`);
+});
+
+Deno.test("ctx.body() bounds a body longer than its declared Content-Length", async () => {
+  const app = chain([async (ctx, next) => {
+    ctx.bodyLimit = 100;
+    return await next();
+  }], async (ctx) => new Response(await ctx.body()));
+  const res = await app.fetch(
+    req("/", { method: "POST", body: "y".repeat(1000), headers: { "content-length": "10" } }),
+  );
+  assert.equal(res.status, 413);
+});
+
+Deno.test("chain() with no middleware does not decorate the caller's handler", () => {
+  const handler = () => new Response("x");
+  chain([], handler);
+  assert.equal("fetch" in handler, false);
+});
+
+Deno.test("chain() rejects a non-function middleware when composed", () => {
+  assert.throws(
+    () => chain([42 as unknown as Middleware], () => new Response()),
+    /middleware 0 is not a function/,
+  );
+});
