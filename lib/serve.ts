@@ -6,7 +6,7 @@
  */
 import { createApp, type InternalApp, RESPOND } from "./_app.ts";
 import { problem } from "./http/problem.ts";
-import { runtime } from "./server/deno.ts";
+import { serve as runtimeServe, writeStderr } from "./server/deno.ts";
 import type { ServerAddr } from "./server/types.ts";
 import type { App, Handler } from "./types.ts";
 
@@ -77,7 +77,7 @@ export function serve(
     : (createApp(app as Handler) as InternalApp)[RESPOND];
   const hostname = options.hostname ?? "0.0.0.0";
   const tls = options.cert !== undefined && options.key !== undefined;
-  return runtime.serve(fetch, {
+  return runtimeServe(fetch, {
     port: options.port ?? 8000,
     hostname,
     cert: options.cert,
@@ -85,7 +85,7 @@ export function serve(
     signal: options.signal,
     onListen: options.onListen ?? ((addr) => {
       const shown = addr.hostname === "0.0.0.0" ? "localhost" : addr.hostname;
-      runtime.writeStderr(`Listening on ${tls ? "https" : "http"}://${shown}:${addr.port}/\n`);
+      writeStderr(`Listening on ${tls ? "https" : "http"}://${shown}:${addr.port}/\n`);
     }),
     onError: () => problem({ status: 500 }),
   });

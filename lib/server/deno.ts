@@ -28,7 +28,8 @@ function toStat(info: Deno.FileInfo): FileStat {
   };
 }
 
-const fs: RuntimeFs = {
+/** File-system calls. */
+export const fs: RuntimeFs = {
   async stat(path) {
     try {
       return toStat(await Deno.stat(path));
@@ -106,7 +107,8 @@ const fs: RuntimeFs = {
   },
 };
 
-function serve(fetch: FetchFunction, options: RuntimeServeOptions): RuntimeServer {
+/** Starts `Deno.serve`. */
+export function serve(fetch: FetchFunction, options: RuntimeServeOptions): RuntimeServer {
   const tls = options.cert !== undefined && options.key !== undefined
     ? { cert: options.cert, key: options.key }
     : {};
@@ -128,7 +130,8 @@ function serve(fetch: FetchFunction, options: RuntimeServeOptions): RuntimeServe
   };
 }
 
-function upgradeWebSocket(
+/** Upgrades with `Deno.upgradeWebSocket`. */
+export function upgradeWebSocket(
   request: Request,
   options: RuntimeUpgradeOptions,
   events: (socket: RuntimeSocket) => RuntimeSocketEvents,
@@ -183,23 +186,35 @@ function upgradeWebSocket(
   return response;
 }
 
-/** The Deno implementation of the runtime interface. */
+/** Reads an environment variable; undefined when unset or not permitted. */
+export function env(name: string): string | undefined {
+  try {
+    return Deno.env.get(name);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether standard error is a terminal. */
+export function stderrIsTerminal(): boolean {
+  return Deno.stderr.isTerminal();
+}
+
+/** Writes text to standard error. */
+export function writeStderr(line: string): void {
+  Deno.stderr.writeSync(new TextEncoder().encode(line));
+}
+
+/**
+ * The Deno implementation of the runtime interface. Modules import the named functions above
+ * (so bundlers can drop what an app does not use); this object proves they fit the interface.
+ */
 export const runtime: Runtime = {
   name: "deno",
   serve,
   upgradeWebSocket,
   fs,
-  env(name) {
-    try {
-      return Deno.env.get(name);
-    } catch {
-      return undefined;
-    }
-  },
-  stderrIsTerminal() {
-    return Deno.stderr.isTerminal();
-  },
-  writeStderr(line) {
-    Deno.stderr.writeSync(new TextEncoder().encode(line));
-  },
+  env,
+  stderrIsTerminal,
+  writeStderr,
 };

@@ -1,0 +1,42 @@
+// Runs the conformance suite against serve() of this repository on Deno, over real sockets.
+import * as weft from "../../mod.ts";
+import { cases, conformanceApp, CURL_FLAGS, type Env, parseCurl } from "./suite.ts";
+
+const fixtures = new URL("../fixtures/tls/", import.meta.url);
+const caFile = new URL("cert.pem", fixtures).pathname;
+const cert = await Deno.readTextFile(new URL("cert.pem", fixtures));
+const key = await Deno.readTextFile(new URL("key.pem", fixtures));
+
+Deno.test("conformance on Deno", async (t) => {
+  const app = conformanceApp(weft);
+  const quiet = { hostname: "127.0.0.1", port: 0, onListen: () => {} };
+  const plain = weft.serve(app, quiet);
+  const tls = weft.serve(app, { ...quiet, cert, key });
+  const client = Deno.createHttpClient({ caCerts: [cert] });
+  const env: Env = {
+    weft,
+    http: `http://127.0.0.1:${plain.addr.port}`,
+    https: `https://localhost:${tls.addr.port}`,
+    caFile,
+    cert,
+    key,
+    async curl(args) {
+      const { stdout, stderr, success } = await new Deno.Command("curl", {
+        args: [...CURL_FLAGS, ...args],
+      }).output();
+      if (!success) {
+        throw new Error(`curl ${args.join(" ")} failed: ${new TextDecoder().decode(stderr)}`);
+      }
+      return parseCurl(new TextDecoder().decode(stdout));
+    },
+    fetchTls: (url, init) => fetch(url, { ...init, client }),
+  };
+  try {
+    for (const [name, run] of Object.entries(cases)) {
+      await t.step(name, () => run(env));
+    }
+  } finally {
+    client.close();
+    await Promise.all([plain.shutdown(), tls.shutdown()]);
+  }
+});
