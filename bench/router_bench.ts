@@ -1,13 +1,13 @@
 // Router lookups, Weft against the anchors in the same groups: Hono's RegExpRouter and
 // TrieRouter, find-my-way, memoirist, rou3 and rou3's compiled router (JIT via new Function).
-// Every lookup also reads the params, as a real request would.
+// Each router returns its params in its own form (Weft: values parallel to names).
 import { RadixTree } from "../lib/router/radix.ts";
-import { RegExpRouter } from "npm:hono@4.13.19/router/reg-exp-router";
-import { TrieRouter } from "npm:hono@4.13.19/router/trie-router";
-import FindMyWay from "npm:find-my-way@9.3.0";
-import { Memoirist } from "npm:memoirist@0.4.0";
-import { addRoute, createRouter, findRoute } from "npm:rou3@0.7.12";
-import { compileRouter } from "npm:rou3@0.7.12/compiler";
+import { RegExpRouter } from "hono/router/reg-exp-router";
+import { TrieRouter } from "hono/router/trie-router";
+import FindMyWay from "find-my-way";
+import { Memoirist } from "memoirist";
+import { addRoute, createRouter, findRoute } from "rou3";
+import { compileRouter } from "rou3/compiler";
 import { GITHUB_API, HONO_REQUESTS, HONO_ROUTES, type RouteSpec, samplePath } from "./_routes.ts";
 
 type Lookup = (method: string, path: string) => unknown;

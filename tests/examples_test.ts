@@ -11,7 +11,7 @@ Deno.test("the demo app answers its routes", async () => {
   assert.deepEqual(await hello.json(), { hello: "you" });
 });
 
-async function freePort(): Promise<number> {
+function freePort(): number {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const { port } = listener.addr as Deno.NetAddr;
   listener.close();
@@ -19,7 +19,7 @@ async function freePort(): Promise<number> {
 }
 
 Deno.test("deno serve --parallel runs the demo's default export", async () => {
-  const port = await freePort();
+  const port = freePort();
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "serve",
