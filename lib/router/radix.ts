@@ -30,35 +30,33 @@ interface Entry<T> {
   hit: RadixMatch<T>;
 }
 
-type Methods<T> = Record<string, Entry<T> | undefined>;
-
 // A node consumes `prefix` (static characters); its static children start with distinct
 // characters, its param child consumes one non-empty segment, its wildcard the remainder.
+// Each method has its own tree, so a lookup never indexes by method below the root.
 interface Node<T> {
   prefix: string;
   first: number;
   children: Node<T>[] | undefined;
   param: Node<T> | undefined;
-  paramName: string;
-  paramPattern: string;
-  wildcard: Methods<T> | undefined;
-  wildcardName: string;
-  wildcardPattern: string;
-  methods: Methods<T> | undefined;
+  wildcard: Entry<T> | undefined;
+  entry: Entry<T> | undefined;
+}
+
+interface MethodTree<T> {
+  root: Node<T>;
+  /** Fully static patterns: one map lookup before the tree. */
+  statics: Map<string, Entry<T>>;
+  dynamic: boolean;
 }
 
 function createNode<T>(prefix: string): Node<T> {
   return {
     prefix,
-    first: prefix.charCodeAt(0),
+    first: prefix.length === 0 ? -1 : prefix.charCodeAt(0),
     children: undefined,
     param: undefined,
-    paramName: "",
-    paramPattern: "",
     wildcard: undefined,
-    wildcardName: "",
-    wildcardPattern: "",
-    methods: undefined,
+    entry: undefined,
   };
 }
 
@@ -95,8 +93,8 @@ function insertStatic<T>(node: Node<T>, text: string): Node<T> {
 }
 
 /**
- * A method-aware radix tree over path segments; the router of `router()` is built on it, and it
- * can be used alone (for example by a benchmark or another framework).
+ * A method-aware radix tree over path characters; the router of `router()` is built on it, and
+ * it can be used alone (for example by a benchmark or another framework).
  *
  * @example
  * ```ts
@@ -111,10 +109,10 @@ function insertStatic<T>(node: Node<T>, text: string): Node<T> {
  * ```
  */
 export class RadixTree<T> {
-  #root: Node<T> = createNode("");
-  #static = new Map<string, Methods<T>>();
+  #trees = new Map<string, MethodTree<T>>();
+  /** Param and wildcard names by the shape of the pattern before them, across methods. */
+  #names = new Map<string, { name: string; pattern: string }>();
   #added = new Set<string>();
-  #dynamic = false;
 
   /**
    * Adds a route; throws a `TypeError` on a malformed pattern, a duplicate method and pattern,
@@ -126,6 +124,33 @@ export class RadixTree<T> {
    */
   add(method: string, pattern: string, data: T): void {
     const segments = parsePattern(pattern);
+    const key = `${method} ${pattern}`;
+    if (this.#added.has(key)) {
+      throw new TypeError(`Cannot add route "${key}": "${pattern}" is already registered`);
+    }
+    // 1. names: one name per position across all methods
+    let shape = "";
+    for (const segment of segments) {
+      shape += "/";
+      if (segment.kind === "static") {
+        shape += segment.value;
+        continue;
+      }
+      const sigil = segment.kind === "param" ? ":" : "*";
+      shape += sigil;
+      const known = this.#names.get(shape);
+      if (known === undefined) this.#names.set(shape, { name: segment.name, pattern });
+      else if (known.name !== segment.name) {
+        throw new TypeError(
+          `Cannot add route "${key}": "${known.pattern}" already uses "${sigil}${known.name}" at that position`,
+        );
+      }
+    }
+    // 2. the method's tree
+    let tree = this.#trees.get(method);
+    if (tree === undefined) {
+      this.#trees.set(method, tree = { root: createNode(""), statics: new Map(), dynamic: false });
+    }
     const names: string[] = [];
     const entry: Entry<T> = {
       data,
@@ -133,7 +158,7 @@ export class RadixTree<T> {
       names,
       hit: { data, pattern, names, values: NO_VALUES },
     };
-    let node = this.#root;
+    let node = tree.root;
     let text = "";
     for (const segment of segments) {
       text += "/";
@@ -143,35 +168,17 @@ export class RadixTree<T> {
       }
       node = insertStatic(node, text);
       text = "";
-      this.#dynamic = true;
+      tree.dynamic = true;
       names.push(segment.name);
-      if (segment.kind === "param") {
-        if (node.param === undefined) {
-          node.param = createNode("");
-          node.paramName = segment.name;
-          node.paramPattern = pattern;
-        } else if (node.paramName !== segment.name) {
-          throw conflict(method, pattern, node.paramPattern, `:${node.paramName}`);
-        }
-        node = node.param;
-        continue;
-      }
-      if (node.wildcard === undefined) {
-        node.wildcard = {};
-        node.wildcardName = segment.name;
-        node.wildcardPattern = pattern;
-      } else if (node.wildcardName !== segment.name) {
-        throw conflict(method, pattern, node.wildcardPattern, `*${node.wildcardName}`);
-      }
-      addMethod(node.wildcard, method, entry);
-      this.#added.add(`${method} ${pattern}`);
-      return;
+      if (segment.kind === "param") node = node.param ??= createNode("");
+      else node.wildcard = entry;
     }
-    node = insertStatic(node, text);
-    node.methods ??= {};
-    addMethod(node.methods, method, entry);
-    this.#added.add(`${method} ${pattern}`);
-    if (names.length === 0) this.#static.set(pattern, node.methods);
+    if (segments.at(-1)?.kind !== "wildcard") {
+      node = insertStatic(node, text);
+      node.entry = entry;
+      if (names.length === 0) tree.statics.set(pattern, entry);
+    }
+    this.#added.add(key);
   }
 
   /** Whether a route with exactly this method and pattern was added. */
@@ -185,13 +192,15 @@ export class RadixTree<T> {
    * @returns The match, or `undefined` when no route has this method for this path.
    */
   find(method: string, path: string): RadixMatch<T> | undefined {
+    const tree = this.#trees.get(method);
+    if (tree === undefined) return undefined;
     // 1. fully static patterns: one map lookup, no allocation
-    const hit = this.#static.get(path)?.[method];
+    const hit = tree.statics.get(path);
     if (hit !== undefined) return hit.hit;
-    if (!this.#dynamic) return undefined;
+    if (!tree.dynamic) return undefined;
     // 2. the tree, with backtracking
     const values: string[] = [];
-    const entry = walk(this.#root, path, 0, values, method);
+    const entry = walk(tree.root, path, 0, values);
     if (entry === undefined) return undefined;
     return { data: entry.data, pattern: entry.pattern, names: entry.names, values };
   }
@@ -202,26 +211,12 @@ export class RadixTree<T> {
    * @returns The methods in registration order; empty when no route matches the path.
    */
   methodsFor(path: string): string[] {
-    const out = new Set<string>();
-    collect(this.#root, path, 0, out);
-    return [...out];
+    const out: string[] = [];
+    for (const [method, tree] of this.#trees) {
+      if (tree.statics.has(path) || walk(tree.root, path, 0, []) !== undefined) out.push(method);
+    }
+    return out;
   }
-}
-
-function addMethod<T>(methods: Methods<T>, method: string, entry: Entry<T>): void {
-  const existing = methods[method];
-  if (existing !== undefined) {
-    throw new TypeError(
-      `Cannot add route "${method} ${entry.pattern}": "${existing.pattern}" is already registered`,
-    );
-  }
-  methods[method] = entry;
-}
-
-function conflict(method: string, pattern: string, other: string, name: string): TypeError {
-  return new TypeError(
-    `Cannot add route "${method} ${pattern}": "${other}" already uses "${name}" at that position`,
-  );
 }
 
 function walk<T>(
@@ -229,12 +224,10 @@ function walk<T>(
   path: string,
   pos: number,
   values: string[],
-  method: string,
 ): Entry<T> | undefined {
   const length = path.length;
   if (pos === length) {
-    const entry = node.methods?.[method];
-    if (entry !== undefined) return entry;
+    if (node.entry !== undefined) return node.entry;
   } else {
     // 1. static: the child that starts with this character, if its prefix matches
     const children = node.children;
@@ -244,7 +237,7 @@ function walk<T>(
         const child = children[i];
         if (child.first !== c) continue;
         if (path.startsWith(child.prefix, pos)) {
-          const entry = walk(child, path, pos + child.prefix.length, values, method);
+          const entry = walk(child, path, pos + child.prefix.length, values);
           if (entry !== undefined) return entry;
         }
         break;
@@ -257,33 +250,14 @@ function walk<T>(
       if (end === -1) end = length;
       if (end > pos) {
         values.push(path.slice(pos, end));
-        const entry = walk(param, path, end, values, method);
+        const entry = walk(param, path, end, values);
         if (entry !== undefined) return entry;
         values.pop();
       }
     }
   }
   // 3. wildcard: the whole remainder, possibly empty
-  const entry = node.wildcard?.[method];
+  const entry = node.wildcard;
   if (entry !== undefined) values.push(path.slice(pos));
   return entry;
-}
-
-function collect<T>(node: Node<T>, path: string, pos: number, out: Set<string>): void {
-  const length = path.length;
-  if (pos === length) {
-    for (const method in node.methods) out.add(method);
-  } else {
-    for (const child of node.children ?? []) {
-      if (path.startsWith(child.prefix, pos)) {
-        collect(child, path, pos + child.prefix.length, out);
-      }
-    }
-    if (node.param !== undefined) {
-      let end = path.indexOf("/", pos);
-      if (end === -1) end = length;
-      if (end > pos) collect(node.param, path, end, out);
-    }
-  }
-  for (const method in node.wildcard) out.add(method);
 }
