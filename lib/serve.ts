@@ -7,7 +7,7 @@
 import { createApp, type InternalApp, RESPOND } from "./_app.ts";
 import { problem } from "./http/problem.ts";
 import { serve as runtimeServe, writeStderr } from "./server/deno.ts";
-import type { ServerAddr } from "./server/types.ts";
+import type { ConnInfo, ServerAddr } from "./server/types.ts";
 import type { App, Handler } from "./types.ts";
 
 /** Options of {@linkcode serve}. */
@@ -67,7 +67,7 @@ export interface Server {
  * ```
  */
 export function serve(
-  app: App | Handler | { fetch(request: Request): Response | Promise<Response> },
+  app: App | Handler | { fetch(request: Request, info: ConnInfo): Response | Promise<Response> },
   options: ServeOptions = {},
 ): Server {
   const fetch = RESPOND in app

@@ -1,5 +1,6 @@
 // Runs the conformance suite against serve() of this repository on Deno, over real sockets.
 import * as weft from "../../mod.ts";
+import * as wsgi from "../../wsgi/mod.ts";
 import { cases, conformanceApp, CURL_FLAGS, type Env, parseCurl } from "./suite.ts";
 
 const fixtures = new URL("../fixtures/tls/", import.meta.url);
@@ -15,6 +16,7 @@ Deno.test("conformance on Deno", async (t) => {
   const client = Deno.createHttpClient({ caCerts: [cert] });
   const env: Env = {
     weft,
+    wsgi,
     http: `http://127.0.0.1:${plain.addr.port}`,
     https: `https://localhost:${tls.addr.port}`,
     caFile,

@@ -2,7 +2,11 @@
 // by Deno.test against the Deno build (deno_test.ts) and by vitest against the npm build.
 // Everything runtime-specific (spawning curl, a TLS-trusting fetch) comes in through Env.
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type * as Weft from "../../mod.ts";
+import type * as WeftWsgi from "../../wsgi/mod.ts";
 
 /** The weft module under test: mod.ts on Deno, the npm package on Node. */
 export type WeftModule = typeof Weft;
@@ -15,9 +19,13 @@ export interface CurlResult {
   body: string;
 }
 
+/** The weft/wsgi module under test. */
+export type WsgiModule = typeof WeftWsgi;
+
 /** Runtime-specific peers and the addresses of the servers under test. */
 export interface Env {
   weft: WeftModule;
+  wsgi: WsgiModule;
   /** Base URL of the plain server (HTTP/1.1 and h2c), no trailing slash. */
   http: string;
   /** Base URL of the TLS server (h2 and http/1.1 via ALPN), no trailing slash. */
@@ -206,5 +214,68 @@ export const cases: Record<string, Case> = {
     await closing;
     await server.finished;
     await assert.rejects(fetch(`${url}/text`));
+  },
+  async "serveWsgi: StaticMiddleware gives 200, 304, 405 and HEAD over HTTP/1.1 and HTTP/2"(env) {
+    const root = mkdtempSync(join(tmpdir(), "weft-wsgi-"));
+    writeFileSync(join(root, "app.css"), "body { margin: 0 }");
+    utimesSync(join(root, "app.css"), 1_700_000_000, 1_700_000_000);
+    const fallback: WeftWsgi.WsgiApp = (_environ, startResponse) => {
+      startResponse("404 Not Found", [["content-type", "text/plain"]]);
+      return [new TextEncoder().encode("from the app")];
+    };
+    const app = env.wsgi.StaticMiddleware(fallback, root, "/static", 120);
+    const quiet = { port: 0, hostname: "127.0.0.1", onListen: () => {} };
+    const plain = env.wsgi.serveWsgi(app, quiet);
+    const tls = env.wsgi.serveWsgi(app, { ...quiet, cert: env.cert, key: env.key });
+    try {
+      const bases = [
+        [["--http1.1"], `http://127.0.0.1:${plain.addr.port}`, "1.1"],
+        [["--http2", "--cacert", env.caFile], `https://localhost:${tls.addr.port}`, "2"],
+      ] as const;
+      for (const [flags, base, version] of bases) {
+        const ok = await env.curl([...flags, `${base}/static/app.css`]);
+        assert.equal(ok.httpVersion, version);
+        assert.equal(ok.status, 200);
+        assert.equal(ok.body, "body { margin: 0 }");
+        assert.equal(ok.headers.get("content-type"), "text/css");
+        assert.equal(ok.headers.get("cache-control"), "max-age=120");
+        assert.equal(ok.headers.get("last-modified"), "Tue, 14 Nov 2023 22:13:20 GMT");
+        const etag = ok.headers.get("etag")!;
+        assert.match(etag, /^"[0-9a-f]{16}"$/);
+        const notModified = await env.curl([
+          ...flags,
+          "-H",
+          `if-none-match: ${etag}`,
+          `${base}/static/app.css`,
+        ]);
+        assert.equal(notModified.status, 304);
+        assert.equal(notModified.body, "");
+        assert.equal(notModified.headers.get("etag"), etag);
+        const since = await env.curl([
+          ...flags,
+          "-H",
+          "if-modified-since: Tue, 14 Nov 2023 22:13:20 GMT",
+          `${base}/static/app.css`,
+        ]);
+        assert.equal(since.status, 304);
+        const head = await env.curl([...flags, "-I", `${base}/static/app.css`]);
+        assert.equal(head.status, 200);
+        assert.equal(head.headers.get("content-length"), "18");
+        assert.equal(head.body, "");
+        const post = await env.curl([...flags, "-X", "POST", `${base}/static/app.css`]);
+        assert.equal(post.status, 405);
+        assert.equal(post.headers.get("allow"), "GET, HEAD");
+        const traversal = await env.curl([
+          ...flags,
+          "--path-as-is",
+          `${base}/static/../../etc/passwd`,
+        ]);
+        assert.equal(traversal.status, 404);
+        assert.equal(traversal.body, "from the app");
+      }
+    } finally {
+      await Promise.all([plain.shutdown(), tls.shutdown()]);
+      rmSync(root, { recursive: true, force: true });
+    }
   },
 };

@@ -1,0 +1,437 @@
+import assert from "node:assert/strict";
+import {
+  type Environ,
+  StaticMiddleware,
+  toFetchHandler,
+  validator,
+  type WsgiApp,
+  type WsgiErrors,
+} from "../../wsgi/mod.ts";
+import { BIG_SIZE, buildFixture, decoder, encoder, fallbackApp, pattern } from "./_harness.ts";
+
+function recordingErrors(): WsgiErrors & { text: () => string } {
+  let text = "";
+  return {
+    write: (s) => void (text += s),
+    writelines: (lines) => void (text += [...lines].join("")),
+    flush() {},
+    text: () => text,
+  };
+}
+
+/** An app that captures its environ and echoes the body. */
+type Captured = WsgiApp & { environ?: Environ; body?: Uint8Array };
+
+function capture(): Captured {
+  const app: Captured = (environ, startResponse) => {
+    app.environ = environ;
+    const body = environ["wsgi.input"].read();
+    app.body = body;
+    startResponse("200 OK", [["Content-Type", "application/octet-stream"]]);
+    return [body];
+  };
+  return app;
+}
+
+/** A body iterable that records what happened to it. */
+function tracked(chunks: (Uint8Array | string)[], options: { throwAt?: number } = {}) {
+  const log = { pulled: 0, closed: 0 };
+  const body = {
+    *[Symbol.iterator]() {
+      for (const [i, chunk] of chunks.entries()) {
+        if (i === options.throwAt) throw new Error("boom in the body");
+        log.pulled++;
+        yield chunk as Uint8Array;
+      }
+    },
+    close() {
+      log.closed++;
+    },
+  };
+  return { body, log };
+}
+
+Deno.test("toFetchHandler() builds the PEP 3333 environ from the request", async () => {
+  const app = capture();
+  const handler = toFetchHandler(validator(app));
+  const res = await handler(
+    new Request("http://example.com:8080/caf%C3%A9/a%2Fb/%zz?q=%20x&y=1#frag", {
+      headers: { "x-custom": "1", "accept": "text/html", "x_under": "dropped" },
+    }),
+    { remoteAddr: { hostname: "10.0.0.7", port: 51234 } },
+  );
+  await res.body?.cancel();
+  const env = app.environ!;
+  assert.equal(env.REQUEST_METHOD, "GET");
+  assert.equal(env.SCRIPT_NAME, "");
+  assert.equal(env.PATH_INFO, "/caf\xc3\xa9/a/b/%zz");
+  assert.equal(env.QUERY_STRING, "q=%20x&y=1");
+  assert.equal(env.SERVER_NAME, "example.com");
+  assert.equal(env.SERVER_PORT, "8080");
+  assert.equal(env.SERVER_PROTOCOL, "HTTP/1.1");
+  assert.equal(env.REMOTE_ADDR, "10.0.0.7");
+  assert.equal(env.REMOTE_PORT, "51234");
+  assert.equal(env.HTTP_X_CUSTOM, "1");
+  assert.equal(env.HTTP_ACCEPT, "text/html");
+  assert.equal(env.HTTP_HOST, undefined); // fetch Requests carry no Host header
+  assert.equal(env.HTTP_X_UNDER, undefined);
+  assert.equal(env.CONTENT_LENGTH, undefined);
+  assert.deepEqual(env["wsgi.version"], [1, 0]);
+  assert.equal(env["wsgi.url_scheme"], "http");
+  assert.equal(env["wsgi.multithread"], false);
+  assert.equal(env["wsgi.multiprocess"], false);
+  assert.equal(env["wsgi.run_once"], false);
+  assert.equal(typeof env["wsgi.file_wrapper"], "function");
+});
+
+Deno.test("toFetchHandler() derives default ports and handles IPv6 hosts", async () => {
+  const app = capture();
+  const handler = toFetchHandler(app);
+  await (await handler(new Request("https://example.com/"))).arrayBuffer();
+  assert.equal(app.environ!.SERVER_PORT, "443");
+  assert.equal(app.environ!["wsgi.url_scheme"], "https");
+  await (await handler(new Request("http://[::1]/x"))).arrayBuffer();
+  assert.equal(app.environ!.SERVER_NAME, "[::1]");
+  assert.equal(app.environ!.SERVER_PORT, "80");
+  await (await handler(new Request("http://[::1]:9000"))).arrayBuffer();
+  assert.equal(app.environ!.SERVER_PORT, "9000");
+  assert.equal(app.environ!.PATH_INFO, "/");
+  await (await toFetchHandler(app, { fileWrapper: false })(new Request("http://h/"))).arrayBuffer();
+  assert.equal(app.environ!["wsgi.file_wrapper"], undefined);
+});
+
+Deno.test("toFetchHandler() buffers the body into wsgi.input with CONTENT_TYPE and CONTENT_LENGTH", async () => {
+  const app = capture();
+  const res = await toFetchHandler(validator(app))(
+    new Request("http://h/upload", {
+      method: "POST",
+      body: "line 1\nline 2\n",
+      headers: { "content-type": "text/plain" },
+    }),
+  );
+  assert.equal(await res.text(), "line 1\nline 2\n");
+  assert.equal(app.environ!.CONTENT_TYPE, "text/plain");
+  assert.equal(app.environ!.CONTENT_LENGTH, "14");
+  assert.equal(app.environ!.HTTP_CONTENT_TYPE, undefined);
+});
+
+Deno.test("toFetchHandler() offers read, readline, readlines and iteration on wsgi.input", async () => {
+  let lines: string[] = [];
+  const app: WsgiApp = (environ, startResponse) => {
+    const input = environ["wsgi.input"];
+    lines = [decoder.decode(input.read(2)), decoder.decode(input.readline())];
+    lines.push(decoder.decode(input.readline(3)));
+    lines.push(...input.readlines().map((l) => decoder.decode(l)));
+    lines.push(String([...input].length), String(input.read().length));
+    startResponse("204 No Content", []);
+    return [];
+  };
+  const res = await toFetchHandler(validator(app))(
+    new Request("http://h/", { method: "PUT", body: "abcd\nefghij\nk\nl" }),
+  );
+  assert.equal(res.status, 204);
+  assert.deepEqual(lines, ["ab", "cd\n", "efg", "hij\n", "k\n", "l", "0", "0"]);
+});
+
+Deno.test("toFetchHandler() buffers a streamed body without Content-Length", async () => {
+  const app = capture();
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (let i = 0; i < 10; i++) controller.enqueue(encoder.encode(`chunk${i};`));
+      controller.close();
+    },
+  });
+  const res = await toFetchHandler(app)(new Request("http://h/", { method: "POST", body: stream }));
+  assert.equal(await res.text(), Array.from({ length: 10 }, (_, i) => `chunk${i};`).join(""));
+  assert.equal(app.environ!.CONTENT_LENGTH, "70");
+});
+
+Deno.test("toFetchHandler() answers 413 beyond maxBodyBytes without running the app", async () => {
+  const app = capture();
+  const handler = toFetchHandler(app, { maxBodyBytes: 10 });
+  const declared = await handler(
+    new Request("http://h/", { method: "POST", body: "x".repeat(11) }),
+  );
+  assert.equal(declared.status, 413);
+  assert.equal(declared.headers.get("content-type"), "application/problem+json");
+  assert.equal((await declared.json()).status, 413);
+  const streamed = await handler(
+    new Request("http://h/", {
+      method: "POST",
+      body: new ReadableStream({
+        pull(controller) {
+          controller.enqueue(new Uint8Array(4)); // never ends: the limit must stop it
+        },
+      }),
+    }),
+  );
+  assert.equal(streamed.status, 413);
+  await streamed.body?.cancel();
+  assert.equal(app.environ, undefined);
+  const exact = await handler(new Request("http://h/", { method: "POST", body: "x".repeat(10) }));
+  assert.equal(exact.status, 200);
+  assert.equal(await exact.text(), "x".repeat(10));
+});
+
+Deno.test("toFetchHandler() maps status, reason and repeated headers to the Response", async () => {
+  const app: WsgiApp = (_environ, startResponse) => {
+    startResponse("201 Made It", [
+      ["Content-Type", "text/plain"],
+      ["Set-Cookie", "a=1"],
+      ["Set-Cookie", "b=2"],
+      ["X-Thing", "yes"],
+    ]);
+    return [encoder.encode("made")];
+  };
+  const res = await toFetchHandler(validator(app))(new Request("http://h/"));
+  assert.equal(res.status, 201);
+  assert.equal(res.statusText, "Made It");
+  assert.deepEqual(res.headers.getSetCookie(), ["a=1", "b=2"]);
+  assert.equal(res.headers.get("x-thing"), "yes");
+  assert.equal(await res.text(), "made");
+});
+
+Deno.test("toFetchHandler() drops hop-by-hop headers the app should not send", async () => {
+  const app: WsgiApp = (_environ, startResponse) => {
+    startResponse("200 OK", [
+      ["Content-Type", "text/plain"],
+      ["Connection", "close"],
+      ["Transfer-Encoding", "chunked"],
+      ["Keep-Alive", "timeout=5"],
+    ]);
+    return [encoder.encode("ok")];
+  };
+  const res = await toFetchHandler(app)(new Request("http://h/"));
+  assert.equal(res.headers.get("connection"), null);
+  assert.equal(res.headers.get("transfer-encoding"), null);
+  assert.equal(res.headers.get("keep-alive"), null);
+  assert.equal(await res.text(), "ok");
+});
+
+Deno.test("toFetchHandler() sends write() output before the iterable's chunks", async () => {
+  const app: WsgiApp = (_environ, startResponse) => {
+    const write = startResponse("200 OK", [["Content-Type", "text/plain"]]);
+    write(encoder.encode("one "));
+    write(encoder.encode("two "));
+    return [encoder.encode("three")];
+  };
+  assert.equal(
+    await (await toFetchHandler(validator(app))(new Request("http://h/"))).text(),
+    "one two three",
+  );
+});
+
+Deno.test("toFetchHandler() streams a lazy body and calls close() once at the end", async () => {
+  const { body, log } = tracked([
+    encoder.encode(""),
+    encoder.encode("a"),
+    encoder.encode("b"),
+    encoder.encode("c"),
+  ]);
+  const app: WsgiApp = (_environ, startResponse) => {
+    startResponse("200 OK", [["Content-Type", "text/plain"]]);
+    return body;
+  };
+  const res = await toFetchHandler(validator(app))(new Request("http://h/"));
+  assert.ok(log.pulled < 4, "the body is pulled lazily");
+  assert.equal(log.closed, 0);
+  assert.equal(await res.text(), "abc");
+  assert.equal(log.closed, 1);
+});
+
+Deno.test("toFetchHandler() calls close() when the client abandons the body", async () => {
+  const chunks = Array.from({ length: 100 }, () => new Uint8Array(1024));
+  const { body, log } = tracked(chunks);
+  const app: WsgiApp = (_environ, startResponse) => {
+    startResponse("200 OK", [["Content-Type", "application/octet-stream"]]);
+    return body;
+  };
+  const res = await toFetchHandler(app)(new Request("http://h/"));
+  const reader = res.body!.getReader();
+  await reader.read();
+  await reader.cancel();
+  assert.equal(log.closed, 1);
+  assert.ok(log.pulled < 100);
+});
+
+Deno.test("toFetchHandler() calls close() for HEAD and bodiless statuses without sending a body", async () => {
+  for (
+    const [method, status] of [["HEAD", "200 OK"], ["GET", "304 Not Modified"], [
+      "GET",
+      "204 No Content",
+    ]]
+  ) {
+    const { body, log } = tracked([encoder.encode("never sent")]);
+    const app: WsgiApp = (_environ, startResponse) => {
+      startResponse(status, [["Content-Type", "text/plain"], ["Content-Length", "10"]]);
+      return body;
+    };
+    const res = await toFetchHandler(app)(new Request("http://h/", { method }));
+    assert.equal(res.status, Number(status.slice(0, 3)));
+    assert.equal(res.body, null);
+    assert.equal(log.closed, 1, `${method} ${status}`);
+    if (method === "HEAD") assert.equal(res.headers.get("content-length"), "10");
+  }
+});
+
+Deno.test("toFetchHandler() answers 500 without the stack when the app throws", async () => {
+  const errors = recordingErrors();
+  const app: WsgiApp = () => {
+    throw new Error("secret detail");
+  };
+  const res = await toFetchHandler(app, { errors })(new Request("http://h/"));
+  assert.equal(res.status, 500);
+  assert.equal(res.headers.get("content-type"), "application/problem+json");
+  const text = await res.text();
+  assert.ok(!text.includes("secret detail"));
+  assert.ok(!text.includes("at "));
+  assert.deepEqual(JSON.parse(text), {
+    type: "about:blank",
+    title: "Internal Server Error",
+    status: 500,
+  });
+  assert.match(errors.text(), /secret detail/);
+});
+
+Deno.test("toFetchHandler() answers 500 and closes when the body fails before the first chunk", async () => {
+  const errors = recordingErrors();
+  const { body, log } = tracked([encoder.encode("x")], { throwAt: 0 });
+  const app: WsgiApp = (_environ, startResponse) => {
+    startResponse("200 OK", [["Content-Type", "text/plain"]]);
+    return body;
+  };
+  const res = await toFetchHandler(app, { errors })(new Request("http://h/"));
+  assert.equal(res.status, 500);
+  await res.body?.cancel();
+  assert.equal(log.closed, 1);
+  assert.match(errors.text(), /boom in the body/);
+});
+
+Deno.test("toFetchHandler() aborts the body and closes when it fails after the headers", async () => {
+  const errors = recordingErrors();
+  const { body, log } = tracked([encoder.encode("a"), encoder.encode("b")], { throwAt: 1 });
+  const app: WsgiApp = (_environ, startResponse) => {
+    startResponse("200 OK", [["Content-Type", "text/plain"]]);
+    return body;
+  };
+  const res = await toFetchHandler(app, { errors })(new Request("http://h/"));
+  assert.equal(res.status, 200);
+  await assert.rejects(() => res.text(), /boom in the body/);
+  assert.equal(log.closed, 1);
+});
+
+Deno.test("toFetchHandler() answers 500 for a missing startResponse, a bad status or a bad chunk", async () => {
+  const apps: Record<string, WsgiApp> = {
+    "no startResponse": () => [encoder.encode("x")],
+    "no startResponse, empty body": () => [],
+    "bad status": (_e, start) => {
+      start("OK", [["Content-Type", "text/plain"]]);
+      return [];
+    },
+    "status out of range": (_e, start) => {
+      start("600 Nope", [["Content-Type", "text/plain"]]);
+      return [encoder.encode("x")];
+    },
+    "string chunk": (_e, start) => {
+      start("200 OK", [["Content-Type", "text/plain"]]);
+      return ["text" as unknown as Uint8Array];
+    },
+    "not iterable": (_e, start) => {
+      start("200 OK", [["Content-Type", "text/plain"]]);
+      return 42 as unknown as Uint8Array[];
+    },
+    "invalid header value": (_e, start) => {
+      start("200 OK", [["X-Bad", "line\nbreak"]]);
+      return [encoder.encode("x")];
+    },
+    "second startResponse without excInfo": (_e, start) => {
+      start("200 OK", [["Content-Type", "text/plain"]]);
+      start("200 OK", [["Content-Type", "text/plain"]]);
+      return [];
+    },
+  };
+  for (const [name, app] of Object.entries(apps)) {
+    const res = await toFetchHandler(app, { errors: recordingErrors() })(new Request("http://h/"));
+    assert.equal(res.status, 500, name);
+    await res.body?.cancel();
+  }
+});
+
+Deno.test("toFetchHandler() lets excInfo replace the status until the headers are sent", async () => {
+  const app: WsgiApp = (_environ, startResponse) => {
+    startResponse("200 OK", [["Content-Type", "text/plain"]]);
+    try {
+      throw new Error("handled");
+    } catch (error) {
+      startResponse("503 Service Unavailable", [["Content-Type", "text/plain"]], error);
+      return [encoder.encode("try later")];
+    }
+  };
+  const res = await toFetchHandler(validator(app))(new Request("http://h/"));
+  assert.equal(res.status, 503);
+  assert.equal(await res.text(), "try later");
+});
+
+Deno.test("toFetchHandler() rethrows excInfo once the headers were sent", async () => {
+  let rethrown: unknown;
+  const app: WsgiApp = (_environ, startResponse) => {
+    const write = startResponse("200 OK", [["Content-Type", "text/plain"]]);
+    write(encoder.encode("partial"));
+    const error = new Error("too late");
+    try {
+      startResponse("500 Internal Server Error", [["Content-Type", "text/plain"]], error);
+    } catch (e) {
+      rethrown = e;
+    }
+    return [];
+  };
+  const res = await toFetchHandler(app)(new Request("http://h/"));
+  assert.equal((rethrown as Error).message, "too late");
+  assert.equal(await res.text(), "partial");
+});
+
+Deno.test("toFetchHandler() runs StaticMiddleware: 200, 304, HEAD, 405 and fall-through", async () => {
+  const fixture = buildFixture();
+  try {
+    const app = validator(StaticMiddleware(validator(fallbackApp()), fixture.root, "/static"));
+    const handler = toFetchHandler(app);
+    const ok = await handler(new Request("http://h/static/hello.txt"));
+    assert.equal(ok.status, 200);
+    assert.equal(ok.headers.get("content-length"), "11");
+    assert.equal(await ok.text(), "hello world");
+    const etag = ok.headers.get("etag")!;
+
+    const notModified = await handler(
+      new Request("http://h/static/hello.txt", { headers: { "if-none-match": etag } }),
+    );
+    assert.equal(notModified.status, 304);
+    assert.equal(notModified.headers.get("etag"), etag);
+    assert.equal(notModified.headers.get("cache-control"), "max-age=60");
+
+    const head = await handler(new Request("http://h/static/hello.txt", { method: "HEAD" }));
+    assert.equal(head.status, 200);
+    assert.equal(head.body, null);
+    assert.equal(head.headers.get("content-length"), "11");
+
+    const post = await handler(
+      new Request("http://h/static/hello.txt", { method: "POST", body: "x" }),
+    );
+    assert.equal(post.status, 405);
+    assert.equal(post.headers.get("allow"), "GET, HEAD");
+    await post.body?.cancel();
+
+    const cafe = await handler(new Request("http://h/static/caf%C3%A9.txt"));
+    assert.equal(await cafe.text(), "café");
+
+    const big = await handler(new Request("http://h/static/big.bin"));
+    assert.equal(big.headers.get("content-length"), String(BIG_SIZE));
+    assert.deepEqual(new Uint8Array(await big.arrayBuffer()), pattern(BIG_SIZE));
+
+    const miss = await handler(new Request("http://h/static/missing.txt"));
+    assert.equal(miss.status, 404);
+    assert.equal(await miss.text(), "fallback");
+    app.assertClosed();
+  } finally {
+    fixture.remove();
+  }
+});

@@ -1,0 +1,402 @@
+/**
+ * `toFetchHandler`: runs a WSGI application (PEP 3333) for fetch `Request`s, so it can be
+ * served by Weft's `serve()`, `Deno.serve` or any other fetch-style server.
+ *
+ * @module
+ */
+import { problem } from "../lib/http/problem.ts";
+import { runtime } from "../lib/server/deno.ts";
+import type { ConnInfo } from "../lib/server/types.ts";
+import { FileChunks } from "./_file_chunks.ts";
+import { BytesInput, LineErrors } from "./_input.ts";
+import type {
+  Environ,
+  FileWrapper,
+  StartResponse,
+  WsgiApp,
+  WsgiErrors,
+  WsgiIterable,
+} from "./types.ts";
+
+/** Options of {@linkcode toFetchHandler}. */
+export interface GatewayOptions {
+  /**
+   * The largest request body, in bytes, that is buffered into `wsgi.input`; a larger one is
+   * answered with 413 before the application runs (DESIGN.md decision 10).
+   * @default {1048576}
+   */
+  maxBodyBytes?: number;
+  /**
+   * The `wsgi.errors` stream, which also receives the errors the gateway catches.
+   * @default {a stream that writes lines to standard error}
+   */
+  errors?: WsgiErrors;
+  /**
+   * Whether to offer `wsgi.file_wrapper`.
+   * @default {true}
+   */
+  fileWrapper?: boolean;
+}
+
+/**
+ * A fetch handler running a WSGI application; the optional second argument (the connection
+ * info that `serve()` and `Deno.serve` pass) supplies `REMOTE_ADDR` and `REMOTE_PORT`.
+ */
+export type WsgiFetchHandler = (
+  request: Request,
+  info?: { remoteAddr?: { hostname: string; port: number } },
+) => Promise<Response>;
+
+const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+const EMPTY_BYTES = new Uint8Array(0);
+const STATUS = /^([1-5]\d\d) ([\t\x20-\x7e\x80-\xff]*)$/;
+const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
+// RFC 9110 §7.6.1: connection-specific fields belong to the server, never to the application.
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "proxy-connection",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+]);
+const fileWrapper: FileWrapper = (file, blockSize) => new FileChunks(file, blockSize);
+
+/**
+ * Wraps a WSGI application as a fetch handler. For each request it builds the environ
+ * (`PATH_INFO` percent-decoded with bytes as Latin-1 code units, `HTTP_*` headers; header names
+ * containing `_` are dropped so they cannot impersonate `-` ones), buffers the body into
+ * `wsgi.input` up to `maxBodyBytes` (413 beyond), follows PEP 3333's `start_response` rules
+ * (a second call needs `excInfo`; after the headers went out `excInfo` is rethrown), sends
+ * `write()` output before the iterable's chunks, streams the iterable, and calls its `close()`
+ * exactly once — also when the client goes away or the application fails. The headers go out
+ * with the first non-empty chunk; an error before that is a 500 problem response without the
+ * stack (which goes to `wsgi.errors`), an error after it aborts the body. Hop-by-hop headers
+ * from the application are dropped. `SERVER_PROTOCOL` is `HTTP/1.1`, as fetch does not expose
+ * the version.
+ *
+ * @param app The WSGI application.
+ * @param options Body limit, error stream and file wrapper.
+ * @returns A fetch handler.
+ *
+ * @example
+ * ```ts
+ * import { toFetchHandler, type WsgiApp } from "./mod.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const hello: WsgiApp = (environ, startResponse) => {
+ *   startResponse("200 OK", [["Content-Type", "text/plain"]]);
+ *   // PEP 3333: PATH_INFO carries the URL's bytes as Latin-1 code units
+ *   const bytes = Uint8Array.from(environ.PATH_INFO, (c) => c.charCodeAt(0));
+ *   return [new TextEncoder().encode(`Hello from ${new TextDecoder().decode(bytes)}`)];
+ * };
+ * const handler = toFetchHandler(hello);
+ * const res = await handler(new Request("http://localhost/caf%C3%A9"));
+ * assert.equal(res.status, 200);
+ * assert.equal(await res.text(), "Hello from /café");
+ * ```
+ */
+export function toFetchHandler(app: WsgiApp, options: GatewayOptions = {}): WsgiFetchHandler {
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const errors = options.errors ?? new LineErrors((line) => runtime.writeStderr(line));
+  const wrapper = options.fileWrapper === false ? undefined : fileWrapper;
+
+  return async function wsgiHandler(request: Request, info?: ConnInfo): Promise<Response> {
+    // 1. buffer the body within the limit
+    let body: Uint8Array = EMPTY_BYTES;
+    if (request.body !== null) {
+      const read = await readBody(request, maxBodyBytes);
+      if (read === null) {
+        return problem({
+          status: 413,
+          detail: `The request body exceeds the limit of ${maxBodyBytes} bytes`,
+        });
+      }
+      body = read;
+    }
+    // 2. the environ, then 3. the application
+    const environ = buildEnviron(request, body, info, errors);
+    if (wrapper !== undefined) environ["wsgi.file_wrapper"] = wrapper;
+    return run(app, environ, request.method === "HEAD");
+  };
+}
+
+async function readBody(request: Request, limit: number): Promise<Uint8Array | null> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) > limit) {
+    await request.body?.cancel().catch(() => {});
+    return null;
+  }
+  const reader = request.body!.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  while (true) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.length;
+    if (total > limit) {
+      await reader.cancel().catch(() => {});
+      return null;
+    }
+    chunks.push(value);
+  }
+  return concat(chunks, total);
+}
+
+function concat(chunks: Uint8Array[], total: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0];
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return out;
+}
+
+function buildEnviron(
+  request: Request,
+  body: Uint8Array,
+  info: ConnInfo | undefined,
+  errors: WsgiErrors,
+): Environ {
+  // Slice the URL instead of constructing a URL object (DESIGN.md performance model).
+  const url = request.url;
+  const schemeEnd = url.indexOf("://");
+  const scheme = url.slice(0, schemeEnd);
+  let pathStart = url.indexOf("/", schemeEnd + 3);
+  if (pathStart === -1) pathStart = url.length;
+  const hash = url.indexOf("#", pathStart);
+  const end = hash === -1 ? url.length : hash;
+  const query = url.indexOf("?", pathStart);
+  const pathEnd = query === -1 || query > end ? end : query;
+  const host = url.slice(schemeEnd + 3, pathStart);
+  const portColon = host.lastIndexOf(":");
+  const hasPort = portColon !== -1 && portColon > host.lastIndexOf("]");
+
+  const environ: Environ = {
+    REQUEST_METHOD: request.method,
+    SCRIPT_NAME: "",
+    PATH_INFO: percentDecodeLatin1(url.slice(pathStart, pathEnd)) || "/",
+    QUERY_STRING: query === -1 || query > end ? "" : url.slice(query + 1, end),
+    SERVER_NAME: hasPort ? host.slice(0, portColon) : host,
+    SERVER_PORT: hasPort ? host.slice(portColon + 1) : scheme === "https" ? "443" : "80",
+    SERVER_PROTOCOL: "HTTP/1.1",
+    "wsgi.version": [1, 0],
+    "wsgi.url_scheme": scheme,
+    "wsgi.input": new BytesInput(body),
+    "wsgi.errors": errors,
+    "wsgi.multithread": false,
+    "wsgi.multiprocess": false,
+    "wsgi.run_once": false,
+  };
+  if (info?.remoteAddr !== undefined) {
+    environ.REMOTE_ADDR = info.remoteAddr.hostname;
+    environ.REMOTE_PORT = String(info.remoteAddr.port);
+  }
+  for (const [name, value] of request.headers) {
+    if (name === "content-type") environ.CONTENT_TYPE = value;
+    else if (name === "content-length") environ.CONTENT_LENGTH = value;
+    else if (!name.includes("_")) {
+      environ[`HTTP_${name.toUpperCase().replaceAll("-", "_")}`] = value;
+    }
+  }
+  if (request.body !== null) environ.CONTENT_LENGTH = String(body.length);
+  return environ;
+}
+
+const encoder = new TextEncoder();
+
+/** Percent-decodes a URL path once; every resulting byte becomes one Latin-1 code unit. */
+function percentDecodeLatin1(raw: string): string {
+  if (!raw.includes("%") && !/[\u0080-\uffff]/.test(raw)) return raw;
+  const bytes = encoder.encode(raw);
+  let out = "";
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i];
+    if (b === 0x25 && i + 2 < bytes.length) {
+      const hi = hexValue(bytes[i + 1]), lo = hexValue(bytes[i + 2]);
+      if (hi !== -1 && lo !== -1) {
+        out += String.fromCharCode(hi * 16 + lo);
+        i += 2;
+        continue;
+      }
+    }
+    out += String.fromCharCode(b);
+  }
+  return out;
+}
+
+function hexValue(c: number): number {
+  if (c >= 0x30 && c <= 0x39) return c - 0x30;
+  if (c >= 0x41 && c <= 0x46) return c - 0x37;
+  if (c >= 0x61 && c <= 0x66) return c - 0x57;
+  return -1;
+}
+
+function logError(environ: Environ, error: unknown): void {
+  const errors = environ["wsgi.errors"];
+  const text = error instanceof Error ? error.stack ?? String(error) : String(error);
+  try {
+    errors.write(`WSGI application error: ${text}\n`);
+    errors.flush();
+  } catch {
+    // an error stream that fails must not turn into a second failure
+  }
+}
+
+function internalError(): Response {
+  return problem({ status: 500 });
+}
+
+function run(app: WsgiApp, environ: Environ, head: boolean): Response {
+  let status: string | null = null;
+  let headers: [string, string][] = [];
+  let sent = false;
+  let finished = false;
+  const queue: Uint8Array[] = [];
+
+  const write = (chunk: Uint8Array): void => {
+    if (status === null) throw new Error("Cannot write: startResponse has not been called");
+    if (!(chunk instanceof Uint8Array)) {
+      throw new TypeError("Cannot write: chunk is not a Uint8Array");
+    }
+    if (finished) throw new Error("Cannot write: the response has finished");
+    if (chunk.length > 0) {
+      sent = true; // PEP 3333: write() sends the headers
+      queue.push(chunk);
+    }
+  };
+  const startResponse: StartResponse = (newStatus, newHeaders, excInfo?) => {
+    if (excInfo !== undefined) {
+      if (sent) throw excInfo; // PEP 3333: too late to change the status; abort
+    } else if (status !== null) {
+      throw new Error(
+        "Cannot start the response: startResponse was already called without excInfo",
+      );
+    }
+    if (typeof newStatus !== "string" || !STATUS.test(newStatus)) {
+      throw new TypeError(`Cannot start the response: invalid status ${JSON.stringify(newStatus)}`);
+    }
+    if (!Array.isArray(newHeaders)) {
+      throw new TypeError("Cannot start the response: headers must be an array of pairs");
+    }
+    status = newStatus;
+    headers = newHeaders;
+    return write;
+  };
+
+  // 1. call the application
+  let result: WsgiIterable;
+  try {
+    result = app(environ, startResponse);
+  } catch (error) {
+    logError(environ, error);
+    return internalError();
+  }
+  let closed = false;
+  let iterator: Iterator<Uint8Array> | undefined;
+  const close = (): void => {
+    if (closed) return;
+    closed = true;
+    finished = true;
+    try {
+      if (typeof result?.close === "function") result.close();
+    } catch (error) {
+      logError(environ, error);
+    }
+  };
+  const next = (): Uint8Array | null => {
+    const step = iterator!.next();
+    if (step.done) return null;
+    if (!(step.value instanceof Uint8Array)) {
+      throw new TypeError(
+        "Cannot send the body: the application yielded a chunk that is not a Uint8Array",
+      );
+    }
+    return step.value;
+  };
+
+  // 2. run until the headers can go out: the first non-empty chunk or the end of the body
+  let done = false;
+  let response: Response;
+  try {
+    iterator = result[Symbol.iterator]();
+    // A list is already in memory: one fixed-length body is cheaper to send than a stream.
+    const eager = Array.isArray(result);
+    if (!(head && status !== null)) {
+      while (eager || queue.length === 0) {
+        const chunk = next();
+        if (chunk === null) {
+          done = true;
+          break;
+        }
+        if (chunk.length > 0) queue.push(chunk);
+      }
+    }
+    if (status === null) throw new Error("The application returned without calling startResponse");
+    const match = STATUS.exec(status)!;
+    const code = Number(match[1]);
+    const responseHeaders = new Headers();
+    for (const [name, value] of headers) {
+      if (!HOP_BY_HOP.has(String(name).toLowerCase())) responseHeaders.append(name, value);
+    }
+    const init = { status: code, statusText: match[2], headers: responseHeaders };
+    if (head || NULL_BODY_STATUS.has(code)) {
+      response = new Response(null, init);
+      done = true;
+    } else if (done) {
+      const bytes = queue.length === 0 ? null : concat(queue, sum(queue));
+      response = new Response(bytes as Uint8Array<ArrayBuffer> | null, init);
+    } else {
+      response = new Response(stream(), init);
+    }
+    sent = true;
+  } catch (error) {
+    close();
+    logError(environ, error);
+    return internalError();
+  }
+  if (done) close();
+  return response;
+
+  function stream(): ReadableStream<Uint8Array> {
+    return new ReadableStream<Uint8Array>({
+      pull(controller) {
+        try {
+          while (queue.length === 0) {
+            const chunk = next();
+            if (chunk === null) {
+              close();
+              controller.close();
+              return;
+            }
+            if (chunk.length > 0) queue.push(chunk);
+          }
+          controller.enqueue(queue.shift()!);
+        } catch (error) {
+          close();
+          logError(environ, error);
+          controller.error(error);
+        }
+      },
+      cancel() {
+        try {
+          iterator?.return?.();
+        } catch {
+          // the body is abandoned either way
+        }
+        close();
+      },
+    });
+  }
+}
+
+function sum(chunks: Uint8Array[]): number {
+  let total = 0;
+  for (const chunk of chunks) total += chunk.length;
+  return total;
+}
