@@ -219,6 +219,16 @@ export class RadixTree<T> {
   }
 }
 
+// Compares without allocating; the first character was already checked by the caller.
+function matchesAt(path: string, prefix: string, pos: number): boolean {
+  const length = prefix.length;
+  if (pos + length > path.length) return false;
+  for (let i = 1; i < length; i++) {
+    if (path.charCodeAt(pos + i) !== prefix.charCodeAt(i)) return false;
+  }
+  return true;
+}
+
 function walk<T>(
   node: Node<T>,
   path: string,
@@ -236,7 +246,7 @@ function walk<T>(
       for (let i = 0; i < children.length; i++) {
         const child = children[i];
         if (child.first !== c) continue;
-        if (path.startsWith(child.prefix, pos)) {
+        if (matchesAt(path, child.prefix, pos)) {
           const entry = walk(child, path, pos + child.prefix.length, values);
           if (entry !== undefined) return entry;
         }
