@@ -72,7 +72,9 @@ Deno.test("a registered static route always wins over a param route that also ma
 Deno.test("param values round-trip through percent-encoding", async () => {
   await fc.assert(
     fc.asyncProperty(
-      fc.string({ minLength: 1, maxLength: 30, unit: "grapheme" }),
+      // "." and ".." are dot segments the URL parser removes before any router sees them.
+      fc.string({ minLength: 1, maxLength: 30, unit: "grapheme" })
+        .filter((v) => v !== "." && v !== ".."),
       async (value) => {
         const res = await app.fetch(
           new Request(`http://localhost/users/${encodeURIComponent(value)}`),
