@@ -1,0 +1,49 @@
+// The servers the load benchmark compares, one per process:
+//   deno run -A bench/load/servers.ts <raw|hono|weft> <port> [--tls]
+// Each answers GET / with "Hello, World!" and GET /user/:id with a small JSON body; Hono and
+// Weft put two no-op middlewares in front, as the comparison asks.
+import { Hono } from "hono";
+import { chain, get, type Middleware, router, serve } from "../../mod.ts";
+
+const [kind, portArg] = Deno.args;
+const port = Number(portArg);
+const tls = Deno.args.includes("--tls")
+  ? {
+    cert: Deno.readTextFileSync(new URL("../../tests/fixtures/tls/cert.pem", import.meta.url)),
+    key: Deno.readTextFileSync(new URL("../../tests/fixtures/tls/key.pem", import.meta.url)),
+  }
+  : {};
+const listen = { port, hostname: "127.0.0.1", onListen: () => console.log("ready"), ...tls };
+
+if (kind === "raw") {
+  Deno.serve(listen, (req) => {
+    const url = req.url;
+    const path = url.slice(url.indexOf("/", 8));
+    if (path === "/") return new Response("Hello, World!");
+    if (path.startsWith("/user/")) {
+      return Response.json({ id: path.slice(6), name: "Ada" });
+    }
+    return new Response("Not Found", { status: 404 });
+  });
+} else if (kind === "hono") {
+  const app = new Hono();
+  app.use(async (_c, next) => await next());
+  app.use(async (_c, next) => await next());
+  app.get("/", (c) => c.text("Hello, World!"));
+  app.get("/user/:id", (c) => c.json({ id: c.req.param("id"), name: "Ada" }));
+  Deno.serve(listen, app.fetch);
+} else if (kind === "weft") {
+  const noop1: Middleware = (_ctx, next) => next();
+  const noop2: Middleware = (_ctx, next) => next();
+  const app = chain(
+    [noop1, noop2],
+    router([
+      get("/", () => new Response("Hello, World!")),
+      get("/user/:id", (ctx) => ctx.json({ id: ctx.params.id, name: "Ada" })),
+    ]),
+  );
+  serve(app, listen);
+} else {
+  console.error("usage: servers.ts <raw|hono|weft> <port> [--tls]");
+  Deno.exit(2);
+}
