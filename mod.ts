@@ -44,5 +44,5 @@ export {
   router,
   type RouterOptions,
 } from "./lib/router/router.ts";
-export type { PathParams } from "./lib/router/pattern.ts";
+export type { ParamNames, PathParams, SegmentName } from "./lib/router/pattern.ts";
 export { type RadixMatch, RadixTree } from "./lib/router/radix.ts";

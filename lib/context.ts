@@ -55,6 +55,8 @@ export class Context<P extends Params = Params> {
   #body: Promise<Uint8Array<ArrayBuffer>> | undefined;
 
   /**
+   * Creates the context of one request.
+   *
    * @param request The incoming request.
    * @param info Connection facts from the server.
    */

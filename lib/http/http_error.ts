@@ -38,6 +38,8 @@ export class HttpError extends Error {
   readonly problem: Omit<ProblemDetails, "status" | "detail"> | undefined;
 
   /**
+   * Creates an error that answers with `status`.
+   *
    * @param status An HTTP status code from 400 to 599.
    * @param detail A human-readable explanation sent as the problem's `detail`.
    * @param options Headers, problem members and the cause.

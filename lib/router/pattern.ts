@@ -11,11 +11,13 @@ export type Segment =
   | { readonly kind: "param"; readonly name: string }
   | { readonly kind: "wildcard"; readonly name: string };
 
-type SegmentName<S extends string> = S extends `:${infer Name}` ? Name
+/** The param or wildcard name of one pattern segment, or `never`. */
+export type SegmentName<S extends string> = S extends `:${infer Name}` ? Name
   : S extends `*${infer Name}` ? Name
   : never;
 
-type ParamNames<P extends string> = P extends `${infer Head}/${infer Rest}`
+/** The union of param and wildcard names of a pattern. */
+export type ParamNames<P extends string> = P extends `${infer Head}/${infer Rest}`
   ? SegmentName<Head> | ParamNames<Rest>
   : SegmentName<P>;
 

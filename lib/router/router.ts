@@ -48,22 +48,82 @@ export function route<P extends string>(
   return { method: method.toUpperCase(), pattern, handler: handler as unknown as Handler };
 }
 
-type RouteFn = <P extends string>(pattern: P, handler: Handler<PathParams<P>>) => Route;
+/**
+ * Defines a GET route (HEAD is answered by it too, without the body).
+ *
+ * @param pattern The route pattern; `ctx.params` is typed from it.
+ * @param handler The handler.
+ * @returns The route definition.
+ */
+export function get<P extends string>(pattern: P, handler: Handler<PathParams<P>>): Route {
+  return route("GET", pattern, handler);
+}
 
-/** Defines a GET route (HEAD is answered by it too, without the body). */
-export const get: RouteFn = (pattern, handler) => route("GET", pattern, handler);
-/** Defines a POST route. */
-export const post: RouteFn = (pattern, handler) => route("POST", pattern, handler);
-/** Defines a PUT route. */
-export const put: RouteFn = (pattern, handler) => route("PUT", pattern, handler);
-/** Defines a PATCH route. */
-export const patch: RouteFn = (pattern, handler) => route("PATCH", pattern, handler);
-/** Defines a DELETE route (`delete` is a reserved word). */
-export const del: RouteFn = (pattern, handler) => route("DELETE", pattern, handler);
-/** Defines a HEAD route (overrides the automatic HEAD of a GET route). */
-export const head: RouteFn = (pattern, handler) => route("HEAD", pattern, handler);
-/** Defines an OPTIONS route (overrides the automatic 204 + Allow). */
-export const options: RouteFn = (pattern, handler) => route("OPTIONS", pattern, handler);
+/**
+ * Defines a POST route.
+ *
+ * @param pattern The route pattern; `ctx.params` is typed from it.
+ * @param handler The handler.
+ * @returns The route definition.
+ */
+export function post<P extends string>(pattern: P, handler: Handler<PathParams<P>>): Route {
+  return route("POST", pattern, handler);
+}
+
+/**
+ * Defines a PUT route.
+ *
+ * @param pattern The route pattern; `ctx.params` is typed from it.
+ * @param handler The handler.
+ * @returns The route definition.
+ */
+export function put<P extends string>(pattern: P, handler: Handler<PathParams<P>>): Route {
+  return route("PUT", pattern, handler);
+}
+
+/**
+ * Defines a PATCH route.
+ *
+ * @param pattern The route pattern; `ctx.params` is typed from it.
+ * @param handler The handler.
+ * @returns The route definition.
+ */
+export function patch<P extends string>(pattern: P, handler: Handler<PathParams<P>>): Route {
+  return route("PATCH", pattern, handler);
+}
+
+/**
+ * Defines a DELETE route (`delete` is a reserved word).
+ *
+ * @param pattern The route pattern; `ctx.params` is typed from it.
+ * @param handler The handler.
+ * @returns The route definition.
+ */
+export function del<P extends string>(pattern: P, handler: Handler<PathParams<P>>): Route {
+  return route("DELETE", pattern, handler);
+}
+
+/**
+ * Defines a HEAD route (overrides the automatic HEAD of a GET route).
+ *
+ * @param pattern The route pattern; `ctx.params` is typed from it.
+ * @param handler The handler.
+ * @returns The route definition.
+ */
+export function head<P extends string>(pattern: P, handler: Handler<PathParams<P>>): Route {
+  return route("HEAD", pattern, handler);
+}
+
+/**
+ * Defines an OPTIONS route (overrides the automatic 204 with `Allow`).
+ *
+ * @param pattern The route pattern; `ctx.params` is typed from it.
+ * @param handler The handler.
+ * @returns The route definition.
+ */
+export function options<P extends string>(pattern: P, handler: Handler<PathParams<P>>): Route {
+  return route("OPTIONS", pattern, handler);
+}
 
 interface Target {
   handler: Handler;
