@@ -46,3 +46,12 @@ export {
 } from "./lib/router/router.ts";
 export type { ParamNames, PathParams, SegmentName } from "./lib/router/pattern.ts";
 export { type RadixMatch, RadixTree } from "./lib/router/radix.ts";
+export { logger, type LoggerOptions, type LogRecord } from "./lib/middleware/logger.ts";
+export { cors, type CorsOptions, type CorsOrigin } from "./lib/middleware/cors.ts";
+export {
+  auth,
+  type AuthOptions,
+  bearerTokens,
+  type BearerValidator,
+} from "./lib/middleware/auth.ts";
+export { bodyLimit, type BodyLimitOptions } from "./lib/middleware/body_limit.ts";

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { chain, get, html, type Middleware, post, response, router } from "../mod.ts";
+import { chain, cors, get, html, logger, type Middleware, post, response, router } from "../mod.ts";
 
 const requestId: Middleware = async function requestId(ctx, next) {
   ctx.setHeader("x-request-id", crypto.randomUUID());
@@ -17,7 +17,7 @@ const page = (title: string, body: string) =>
 
 /** The demo app. */
 export const app = chain(
-  [requestId],
+  [logger(), cors(), requestId],
   router([
     get("/", (ctx) =>
       response(

@@ -1,6 +1,7 @@
 // Runs the conformance suite against serve() of this repository on Deno, over real sockets.
 import * as weft from "../../mod.ts";
 import * as wsgi from "../../wsgi/mod.ts";
+import { middlewareCases } from "./middleware_cases.ts";
 import { cases, conformanceApp, CURL_FLAGS, type Env, parseCurl } from "./suite.ts";
 
 const fixtures = new URL("../fixtures/tls/", import.meta.url);
@@ -34,7 +35,7 @@ Deno.test("conformance on Deno", async (t) => {
     fetchTls: (url, init) => fetch(url, { ...init, client }),
   };
   try {
-    for (const [name, run] of Object.entries(cases)) {
+    for (const [name, run] of Object.entries({ ...cases, ...middlewareCases })) {
       await t.step(name, () => run(env));
     }
   } finally {

@@ -1,0 +1,277 @@
+// Conformance cases for the built-in middleware (auth, cors, bodyLimit, logger) over real
+// sockets: HTTP/1.1, HTTP/2 over TLS (ALPN) and h2c. Written like suite.ts (plain async functions
+// over Env, no runtime APIs) so that the Node runner can run them against the npm build; each
+// case starts the servers it needs and shuts them down.
+import assert from "node:assert/strict";
+import type { Env, WeftModule } from "./suite.ts";
+import type * as Weft from "../../mod.ts";
+/** The module under test, which re-exports the middleware. */
+type WithMiddleware = WeftModule;
+
+function weft(env: Env): WithMiddleware {
+  return env.weft;
+}
+
+interface Servers {
+  /** Plain server (HTTP/1.1 and h2c), no trailing slash. */
+  http: string;
+  /** TLS server (h2 and http/1.1 via ALPN), no trailing slash. */
+  https: string;
+}
+
+// Starts a plain and a TLS server for `app`, runs `fn`, and always shuts both down.
+async function withServers(
+  env: Env,
+  app: Weft.App,
+  fn: (servers: Servers) => Promise<void>,
+): Promise<void> {
+  const quiet = { port: 0, hostname: "127.0.0.1", onListen() {} };
+  const plain = env.weft.serve(app, quiet);
+  const tls = env.weft.serve(app, { ...quiet, cert: env.cert, key: env.key });
+  try {
+    await fn({
+      http: `http://127.0.0.1:${plain.addr.port}`,
+      https: `https://localhost:${tls.addr.port}`,
+    });
+  } finally {
+    await Promise.all([plain.shutdown(), tls.shutdown()]);
+  }
+}
+
+// The protocols every case runs on: curl flags and the base URL they go with.
+function protocols(env: Env, servers: Servers): [string, string[], string][] {
+  return [
+    ["1.1", ["--http1.1"], servers.http],
+    ["2", ["--http2", "--cacert", env.caFile], servers.https],
+    ["2", ["--http2-prior-knowledge"], servers.http],
+  ];
+}
+
+const ORIGIN = "https://app.example";
+const TOKEN = "mF_9.B5f-4.1JqM";
+
+function authApp(env: Env): Weft.App {
+  const { auth, bearerTokens, chain, get, router } = weft(env);
+  return chain(
+    [auth({ validate: bearerTokens([TOKEN]), realm: "conformance" })],
+    router([get("/me", (ctx) => ctx.json({ user: ctx.user }))]),
+  );
+}
+
+/** The cases, by name. */
+export const middlewareCases: Record<string, (env: Env) => Promise<void>> = {
+  async "auth: 401 without credentials carries WWW-Authenticate Bearer realm"(env) {
+    await withServers(env, authApp(env), async (servers) => {
+      for (const [version, flags, base] of protocols(env, servers)) {
+        for (const extra of [[], ["-H", "Authorization: Basic dXNlcjpwYXNz"]]) {
+          const res = await env.curl([...flags, ...extra, `${base}/me`]);
+          assert.equal(res.httpVersion, version);
+          assert.equal(res.status, 401);
+          assert.equal(res.headers.get("www-authenticate"), 'Bearer realm="conformance"');
+          assert.equal(res.headers.get("content-type"), "application/problem+json");
+          assert.equal(JSON.parse(res.body).status, 401);
+        }
+      }
+    });
+  },
+
+  async "auth: 400 invalid_request for a malformed header, on HTTP/1.1 and HTTP/2"(env) {
+    await withServers(env, authApp(env), async (servers) => {
+      for (const [version, flags, base] of protocols(env, servers)) {
+        for (const header of ["Bearer", "Bearer a b", "Bearer a=b", "Bearer \u00e9t\u00e9"]) {
+          const res = await env.curl([...flags, "-H", `Authorization: ${header}`, `${base}/me`]);
+          assert.equal(res.httpVersion, version);
+          assert.equal(res.status, 400, header);
+          assert.equal(
+            res.headers.get("www-authenticate"),
+            'Bearer realm="conformance", error="invalid_request"',
+          );
+          assert.equal(res.headers.get("content-type"), "application/problem+json");
+        }
+      }
+    });
+  },
+
+  async "auth: 401 invalid_token for an unknown token, 200 for a valid one"(env) {
+    await withServers(env, authApp(env), async (servers) => {
+      for (const [version, flags, base] of protocols(env, servers)) {
+        const bad = await env.curl([...flags, "-H", "Authorization: Bearer nope", `${base}/me`]);
+        assert.equal(bad.httpVersion, version);
+        assert.equal(bad.status, 401);
+        assert.equal(
+          bad.headers.get("www-authenticate"),
+          'Bearer realm="conformance", error="invalid_token"',
+        );
+        const ok = await env.curl([
+          ...flags,
+          "-H",
+          `Authorization: bearer ${TOKEN}`,
+          `${base}/me`,
+        ]);
+        assert.equal(ok.status, 200);
+        assert.deepEqual(JSON.parse(ok.body), { user: true });
+        assert.equal(ok.headers.get("www-authenticate"), null);
+      }
+    });
+  },
+
+  async "cors: a preflight over HTTP/2 gets 204, Allow and the CORS headers"(env) {
+    const { auth, bearerTokens, chain, cors, options, put, router } = weft(env);
+    let ownOptions = 0;
+    const app = chain(
+      [
+        cors({ origin: [ORIGIN], credentials: true, maxAge: 600 }),
+        auth({ validate: bearerTokens([TOKEN]) }),
+      ],
+      router([
+        put("/items/:id", (ctx) => ctx.json({ id: ctx.params.id })),
+        options("/own", () => {
+          ownOptions++;
+          return new Response(null, { status: 204, headers: { allow: "OPTIONS, PATCH" } });
+        }),
+      ]),
+    );
+    await withServers(env, app, async (servers) => {
+      for (const [version, flags, base] of protocols(env, servers)) {
+        const preflight = (path: string, origin: string) =>
+          env.curl([
+            ...flags,
+            "-X",
+            "OPTIONS",
+            "-H",
+            `Origin: ${origin}`,
+            "-H",
+            "Access-Control-Request-Method: PUT",
+            "-H",
+            "Access-Control-Request-Headers: authorization, x-custom",
+            `${base}${path}`,
+          ]);
+        // 1. allowed origin, through auth (preflights carry no credentials)
+        const res = await preflight("/items/1", ORIGIN);
+        assert.equal(res.httpVersion, version);
+        assert.equal(res.status, 204);
+        assert.equal(res.headers.get("allow"), "PUT, OPTIONS");
+        assert.equal(res.headers.get("access-control-allow-origin"), ORIGIN);
+        assert.equal(res.headers.get("access-control-allow-credentials"), "true");
+        assert.equal(
+          res.headers.get("access-control-allow-methods"),
+          "GET, HEAD, PUT, PATCH, POST, DELETE",
+        );
+        assert.equal(res.headers.get("access-control-allow-headers"), "authorization, x-custom");
+        assert.equal(res.headers.get("access-control-max-age"), "600");
+        assert.match(res.headers.get("vary") ?? "", /\borigin\b/i);
+        // 2. disallowed origin: the router still answers, without CORS headers
+        const denied = await preflight("/items/1", "https://evil.example");
+        assert.equal(denied.status, 204);
+        assert.equal(denied.headers.get("access-control-allow-origin"), null);
+        assert.equal(denied.headers.get("access-control-allow-methods"), null);
+        assert.match(denied.headers.get("vary") ?? "", /\borigin\b/i);
+        // 3. a route's own OPTIONS handler gets the headers too
+        const own = await preflight("/own", ORIGIN);
+        assert.equal(own.headers.get("allow"), "OPTIONS, PATCH");
+        assert.equal(own.headers.get("access-control-allow-origin"), ORIGIN);
+        assert.equal(own.headers.get("access-control-max-age"), "600");
+        // 4. the real request after the preflight is authenticated
+        const real = await env.curl([
+          ...flags,
+          "-X",
+          "PUT",
+          "-H",
+          `Origin: ${ORIGIN}`,
+          "-H",
+          `Authorization: Bearer ${TOKEN}`,
+          `${base}/items/9`,
+        ]);
+        assert.equal(real.status, 200);
+        assert.deepEqual(JSON.parse(real.body), { id: "9" });
+        assert.equal(real.headers.get("access-control-allow-origin"), ORIGIN);
+      }
+    });
+    assert.equal(ownOptions, 3);
+  },
+
+  async "bodyLimit: oversize uploads get 413 before the handler, chunked ones too"(env) {
+    const { bodyLimit, chain, post, router } = weft(env);
+    let effects = 0;
+    const app = chain(
+      [bodyLimit(4096)],
+      router([
+        post("/upload", () => {
+          effects++; // never reads the body
+          return new Response("stored");
+        }),
+      ]),
+    );
+    const big = "b".repeat(20_000);
+    await withServers(env, app, async (servers) => {
+      const chunked = await env.curl([
+        "--http1.1",
+        "-H",
+        "Transfer-Encoding: chunked",
+        "--data-binary",
+        big,
+        `${servers.http}/upload`,
+      ]);
+      assert.equal(chunked.status, 413);
+      assert.equal(chunked.headers.get("content-type"), "application/problem+json");
+      const declared = await env.curl([
+        "--http1.1",
+        "--data-binary",
+        big,
+        `${servers.http}/upload`,
+      ]);
+      assert.equal(declared.status, 413);
+      // HTTP/2 through the runtime's fetch: curl 7.88 reports "stream error" (92) when an h2
+      // server answers before it has read the whole upload, whatever the status.
+      const h2 = await env.fetchTls(`${servers.https}/upload`, { method: "POST", body: big });
+      assert.equal(h2.status, 413);
+      assert.equal(h2.headers.get("content-type"), "application/problem+json");
+      await h2.body?.cancel();
+      assert.equal(effects, 0);
+      const small = await env.curl([
+        "--http1.1",
+        "-H",
+        "Transfer-Encoding: chunked",
+        "--data-binary",
+        "small",
+        `${servers.http}/upload`,
+      ]);
+      assert.equal(small.status, 200);
+      assert.equal(small.body, "stored");
+      assert.equal(effects, 1);
+    });
+  },
+
+  async "logger: logs method, path without query and status over HTTP/2"(env) {
+    const { chain, get, logger, router } = weft(env);
+    const records: { method: string; path: string; status: number }[] = [];
+    const lines: string[] = [];
+    const app = chain(
+      [logger({
+        format: "json",
+        sink(line, record) {
+          lines.push(line);
+          records.push(record);
+        },
+      })],
+      router([get("/items/:id", (ctx) => ctx.json({ id: ctx.params.id }))]),
+    );
+    await withServers(env, app, async (servers) => {
+      const res = await env.curl([
+        "--http2",
+        "--cacert",
+        env.caFile,
+        "-H",
+        "Authorization: Bearer hunter2",
+        `${servers.https}/items/7?token=hunter3`,
+      ]);
+      assert.equal(res.status, 200);
+      await env.curl(["--http2-prior-knowledge", `${servers.http}/nope`]);
+    });
+    assert.deepEqual(
+      records.map(({ method, path, status }) => [method, path, status]),
+      [["GET", "/items/7", 200], ["GET", "/nope", 404]],
+    );
+    assert.ok(lines.every((line) => !line.includes("hunter")));
+  },
+};

@@ -1,0 +1,229 @@
+// cors() against a real browser: headless Chromium (Debian's package, never downloaded) driven
+// by playwright-core loads pages from loopback ports and calls APIs on other ports with
+// fetch(..., { credentials: "include" }). The browser, not an assertion about headers, decides
+// what a page may read.
+import assert from "node:assert/strict";
+import { chromium } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
+import { chain, get, put, router, serve, type Server } from "../../mod.ts";
+import { cors } from "../../lib/middleware/cors.ts";
+import { auth, bearerTokens } from "../../lib/middleware/auth.ts";
+import { logger } from "../../lib/middleware/logger.ts";
+
+const CHROMIUM = "/usr/bin/chromium";
+const ARGS = [
+  "--no-sandbox",
+  "--headless",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+const TIME_LIMIT_MS = 90_000;
+
+const chromiumMissing = (() => {
+  try {
+    return !Deno.statSync(CHROMIUM).isFile;
+  } catch {
+    return true;
+  }
+})();
+
+const quiet = { port: 0, hostname: "127.0.0.1", onListen: () => {} };
+const PAGE = "<!doctype html><meta charset=utf-8><title>page</title><p>page";
+
+/** A page server: `/` is a normal page, `/sandboxed` a page with an opaque origin ("null"). */
+function pageServer(): Server {
+  return serve(
+    router([
+      get("/", () => new Response(PAGE, { headers: { "content-type": "text/html" } })),
+      get("/sandboxed", () =>
+        new Response(PAGE, {
+          headers: {
+            "content-type": "text/html",
+            "content-security-policy": "sandbox allow-scripts",
+          },
+        })),
+    ]),
+    quiet,
+  );
+}
+
+/** An API with a request log (from logger()) and a record of PUTs that reached the handler. */
+function apiServer(middleware: Parameters<typeof chain>[0]) {
+  const log: string[] = [];
+  const puts: string[] = [];
+  const app = chain(
+    [logger({ sink: (_line, r) => log.push(`${r.method} ${r.path} ${r.status}`) }), ...middleware],
+    router([
+      get("/data", (ctx) => {
+        ctx.setHeader("x-request-id", "r-1");
+        return ctx.json({ cookie: ctx.header("cookie") });
+      }),
+      put("/items/:id", (ctx) => {
+        puts.push(ctx.params.id);
+        return ctx.json({ saved: ctx.params.id, custom: ctx.header("x-custom") });
+      }),
+    ]),
+  );
+  const server = serve(app, quiet);
+  return { server, log, puts, url: `http://127.0.0.1:${server.addr.port}` };
+}
+
+interface Outcome {
+  /** Whether fetch() resolved (false: the browser blocked it, a TypeError). */
+  ok: boolean;
+  status?: number;
+  body?: string;
+  exposed?: string | null;
+  error?: string;
+}
+
+function call(page: Page, url: string, init: RequestInit): Promise<Outcome> {
+  return page.evaluate(async ({ url, init }) => {
+    try {
+      const res = await fetch(url, init);
+      return {
+        ok: true,
+        status: res.status,
+        body: await res.text(),
+        exposed: res.headers.get("x-request-id"),
+      };
+    } catch (error) {
+      return { ok: false, error: String(error) };
+    }
+  }, { url, init: init as Record<string, unknown> });
+}
+
+Deno.test({
+  name: "cors() in headless Chromium: allowed origins read, others are blocked by the browser",
+  ignore: chromiumMissing && Deno.env.get("WEFT_REQUIRE_BROWSER") !== "1",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const allowedPages = pageServer();
+    const deniedPages = pageServer();
+    const allowed = `http://127.0.0.1:${allowedPages.addr.port}`;
+    const denied = `http://127.0.0.1:${deniedPages.addr.port}`;
+    // configured: credentials and the custom header allowed
+    const full = apiServer([
+      cors({
+        origin: [allowed],
+        credentials: true,
+        allowHeaders: ["x-custom", "content-type"],
+        exposeHeaders: ["x-request-id"],
+      }),
+    ]);
+    // not configured for credentials nor for the custom header
+    const plain = apiServer([cors({ origin: [allowed], allowHeaders: ["content-type"] })]);
+    // cors then auth, as in the typical chain: preflights pass, real requests need the token
+    const guarded = apiServer([
+      cors({ origin: [allowed], credentials: true }),
+      auth({ validate: bearerTokens(["t0k3n"]) }),
+    ]);
+    const servers = [allowedPages, deniedPages, full.server, plain.server, guarded.server];
+
+    let browser: Browser | undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        browser?.close().catch(() => {});
+        reject(new Error(`the browser test took more than ${TIME_LIMIT_MS} ms`));
+      }, TIME_LIMIT_MS);
+    });
+    try {
+      await Promise.race([
+        deadline,
+        (async () => {
+          browser = await chromium.launch({
+            executablePath: CHROMIUM,
+            args: ARGS,
+            timeout: 30_000,
+          });
+          const context = await browser.newContext();
+          context.setDefaultTimeout(15_000);
+          await context.addCookies([{ name: "session", value: "abc123", url: full.url }]);
+          const page = await context.newPage();
+          const deniedPage = await context.newPage();
+          await page.goto(`${allowed}/`);
+          await deniedPage.goto(`${denied}/`);
+          const withCookies = { credentials: "include" } as const;
+          const customPut = {
+            method: "PUT",
+            credentials: "include",
+            headers: { "x-custom": "42", "content-type": "application/json" },
+            body: "{}",
+          } as const;
+
+          // 1. an allowed origin reads a credentialed response and the exposed header
+          const read = await call(page, `${full.url}/data`, withCookies);
+          assert.equal(read.ok, true, read.error);
+          assert.equal(read.status, 200);
+          assert.deepEqual(JSON.parse(read.body!), { cookie: "session=abc123" });
+          assert.equal(read.exposed, "r-1");
+
+          // 2. a disallowed origin is blocked by the browser (the server did answer)
+          const blocked = await call(deniedPage, `${full.url}/data`, withCookies);
+          assert.equal(blocked.ok, false);
+          assert.match(blocked.error!, /TypeError/);
+          assert.equal(full.log.filter((l) => l === "GET /data 200").length, 2);
+
+          // 3. a preflighted PUT with a custom header succeeds when it is configured…
+          const saved = await call(page, `${full.url}/items/1`, customPut);
+          assert.equal(saved.ok, true, saved.error);
+          assert.deepEqual(JSON.parse(saved.body!), { saved: "1", custom: "42" });
+          assert.ok(full.log.includes("OPTIONS /items/1 204"), full.log.join("\n"));
+          assert.deepEqual(full.puts, ["1"]);
+
+          // 4. …and fails when it is not: the browser stops after the preflight
+          const refused = await call(page, `${plain.url}/items/2`, customPut);
+          assert.equal(refused.ok, false);
+          assert.ok(plain.log.includes("OPTIONS /items/2 204"), plain.log.join("\n"));
+          assert.deepEqual(plain.puts, [], "the PUT must never reach the handler");
+
+          // 5. a disallowed origin does not get past the preflight either
+          const deniedPut = await call(deniedPage, `${full.url}/items/3`, customPut);
+          assert.equal(deniedPut.ok, false);
+          assert.deepEqual(full.puts, ["1"]);
+
+          // 6. credentials need Access-Control-Allow-Credentials; without them the read works
+          const noCredentials = await call(page, `${plain.url}/data`, withCookies);
+          assert.equal(noCredentials.ok, false);
+          const anonymous = await call(page, `${plain.url}/data`, { credentials: "omit" });
+          assert.equal(anonymous.ok, true, anonymous.error);
+          assert.equal(anonymous.status, 200);
+          assert.equal(anonymous.exposed, null, "x-request-id is not exposed by this API");
+
+          // 7. through auth(): the preflight for Authorization passes, the token decides
+          const bearer = (token: string) => ({
+            ...customPut,
+            headers: { ...customPut.headers, authorization: `Bearer ${token}` },
+          });
+          const authorized = await call(page, `${guarded.url}/items/4`, bearer("t0k3n"));
+          assert.equal(authorized.ok, true, authorized.error);
+          assert.equal(authorized.status, 200);
+          const unauthorized = await call(page, `${guarded.url}/items/5`, bearer("wrong"));
+          assert.equal(unauthorized.ok, true, "the 401 carries CORS headers, so it is readable");
+          assert.equal(unauthorized.status, 401);
+          assert.deepEqual(guarded.puts, ["4"]);
+
+          // 8. an opaque origin ("null", a sandboxed page) is never allowed by a list
+          const sandboxed = await context.newPage();
+          await sandboxed.goto(`${allowed}/sandboxed`);
+          const opaque = await call(sandboxed, `${full.url}/data`, { credentials: "omit" });
+          assert.equal(opaque.ok, false);
+          const pageOrigin = await sandboxed.evaluate(() =>
+            (globalThis as unknown as { origin: string }).origin
+          );
+          assert.equal(pageOrigin, "null");
+        })(),
+      ]);
+    } finally {
+      clearTimeout(timer);
+      await browser?.close().catch(() => {});
+      await Promise.all(servers.map((server) => server.shutdown()));
+    }
+  },
+});

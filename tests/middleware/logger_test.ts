@@ -1,0 +1,250 @@
+import assert from "node:assert/strict";
+import { chain, get, HttpError, type Middleware, post, router, serve } from "../../mod.ts";
+import { setErrorReporter } from "../../lib/_app.ts";
+import { logger, type LogRecord } from "../../lib/middleware/logger.ts";
+import { auth } from "../../lib/middleware/auth.ts";
+
+function capture(format?: "text" | "json") {
+  const lines: string[] = [];
+  const records: LogRecord[] = [];
+  const middleware = logger({
+    format,
+    sink: (line, record) => {
+      lines.push(line);
+      records.push(record);
+    },
+  });
+  return { middleware, lines, records };
+}
+
+function quietly<T>(fn: () => Promise<T>): Promise<T> {
+  setErrorReporter(() => {});
+  return fn().finally(() => setErrorReporter(undefined));
+}
+
+const routes = router([
+  get("/users/:id", (ctx) => ctx.json({ id: ctx.params.id })),
+  post("/login", async (ctx) => new Response(`got ${(await ctx.body()).byteLength} bytes`)),
+  get("/boom", () => {
+    throw new Error("boom");
+  }),
+  get("/gone", () => {
+    throw new HttpError(410, "Gone for good");
+  }),
+  get("/slow", async () => {
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    return new Response("slow");
+  }),
+]);
+
+Deno.test("logger() writes one text line with method, path, status and duration", async () => {
+  const { middleware, lines, records } = capture();
+  const res = await chain([middleware], routes).fetch(new Request("http://localhost/users/7"));
+  await res.body?.cancel();
+  assert.equal(lines.length, 1);
+  assert.match(
+    lines[0],
+    /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z GET \/users\/7 200 \d+(\.\d+)?ms$/,
+  );
+  assert.equal(records[0].method, "GET");
+  assert.equal(records[0].path, "/users/7");
+  assert.equal(records[0].status, 200);
+  assert.ok(!lines[0].includes("\x1b"), "a sink never gets colours");
+});
+
+Deno.test("logger() writes JSON lines with exactly time, method, path, status and ms", async () => {
+  const { middleware, lines } = capture("json");
+  await chain([middleware], routes).fetch(new Request("http://localhost/users/7?x=1"));
+  const record = JSON.parse(lines[0]);
+  assert.deepEqual(Object.keys(record), ["time", "method", "path", "status", "ms"]);
+  assert.equal(new Date(record.time).toISOString(), record.time);
+  assert.equal(record.method, "GET");
+  assert.equal(record.path, "/users/7");
+  assert.equal(record.status, 200);
+  assert.equal(typeof record.ms, "number");
+  assert.ok(record.ms >= 0);
+});
+
+Deno.test("logger() measures the time until the response is ready", async () => {
+  const { middleware, records } = capture();
+  await chain([middleware], routes).fetch(new Request("http://localhost/slow"));
+  assert.ok(records[0].ms >= 25, `${records[0].ms}ms`);
+});
+
+Deno.test("logger() never logs the query string, the body, Authorization or cookies", async () => {
+  for (const format of ["text", "json"] as const) {
+    const { middleware, lines } = capture(format);
+    const app = chain([middleware], routes);
+    await (await app.fetch(
+      new Request("http://localhost/login?password=hunter2&token=hunter3", {
+        method: "POST",
+        headers: { authorization: "Bearer hunter4", cookie: "session=hunter5" },
+        body: "password=hunter6",
+      }),
+    )).text();
+    assert.equal(lines.length, 1);
+    assert.ok(!lines[0].includes("hunter"), lines[0]);
+    assert.ok(!lines[0].includes("?"), lines[0]);
+  }
+});
+
+Deno.test("logger() logs responses of later middleware that answered early", async () => {
+  const { middleware, records } = capture();
+  const app = chain([middleware, auth({ validate: () => null })], routes);
+  await (await app.fetch(new Request("http://localhost/users/7"))).body?.cancel();
+  assert.equal(records[0].status, 401);
+});
+
+Deno.test("logger() logs a thrown error as the 500 it became, an HttpError with its status", async () => {
+  await quietly(async () => {
+    const { middleware, records } = capture();
+    const app = chain([middleware], routes);
+    await (await app.fetch(new Request("http://localhost/boom"))).body?.cancel();
+    await (await app.fetch(new Request("http://localhost/gone"))).body?.cancel();
+    assert.deepEqual(records.map((r) => r.status), [500, 410]);
+  });
+});
+
+Deno.test("logger() logs 500 and rethrows when next() itself rejects", async () => {
+  const { middleware, records } = capture();
+  const { Context } = await import("../../mod.ts");
+  const ctx = new Context(new Request("http://localhost/raw"));
+  await assert.rejects(
+    Promise.resolve(middleware(ctx, () => Promise.reject(new Error("broken next")))),
+    /broken next/,
+  );
+  assert.equal(records[0].status, 500);
+  assert.equal(records[0].path, "/raw");
+});
+
+Deno.test("logger() logs the request as it arrived, even when later middleware replaces it", async () => {
+  const rewrite: Middleware = (ctx, next) => {
+    ctx.req = new Request("http://localhost/users/rewritten", ctx.req);
+    return next();
+  };
+  const { middleware, records } = capture();
+  const res = await chain([middleware, rewrite], routes).fetch(
+    new Request("http://localhost/users/original"),
+  );
+  assert.deepEqual(await res.json(), { id: "rewritten" });
+  assert.equal(records[0].path, "/users/original");
+});
+
+Deno.test("logger() survives a sink that throws", async () => {
+  const app = chain([
+    logger({
+      sink: () => {
+        throw new Error("disk full");
+      },
+    }),
+  ], routes);
+  const res = await app.fetch(new Request("http://localhost/users/1"));
+  assert.equal(res.status, 200);
+  assert.deepEqual(await res.json(), { id: "1" });
+});
+
+Deno.test("logger() logs 404 and 405 from the router", async () => {
+  const { middleware, records } = capture();
+  const app = chain([middleware], routes);
+  await (await app.fetch(new Request("http://localhost/nope"))).body?.cancel();
+  await (await app.fetch(new Request("http://localhost/users/1", { method: "DELETE" }))).body
+    ?.cancel();
+  assert.deepEqual(records.map((r) => [r.method, r.path, r.status]), [
+    ["GET", "/nope", 404],
+    ["DELETE", "/users/1", 405],
+  ]);
+});
+
+Deno.test("logger() logs a WebSocket upgrade as 101", async () => {
+  const { middleware, records } = capture();
+  const app = chain(
+    [middleware],
+    router([
+      get("/ws", (ctx) => {
+        const { socket, response } = Deno.upgradeWebSocket(ctx.req);
+        socket.onopen = () => socket.close(1000, "bye");
+        return response;
+      }),
+    ]),
+  );
+  const server = serve(app, { port: 0, hostname: "127.0.0.1", onListen: () => {} });
+  try {
+    const client = new WebSocket(`ws://127.0.0.1:${server.addr.port}/ws`);
+    await new Promise<void>((resolve, reject) => {
+      client.onclose = () => resolve();
+      client.onerror = (event) => reject((event as ErrorEvent).error ?? new Error("ws error"));
+    });
+    assert.equal(records.length, 1);
+    assert.equal(records[0].status, 101);
+    assert.equal(records[0].path, "/ws");
+  } finally {
+    await server.shutdown();
+  }
+});
+
+Deno.test("logger() rejects unknown options when it is created", () => {
+  assert.throws(() => logger({ format: "xml" as "json" }), TypeError);
+  assert.throws(() => logger({ sink: "stderr" as unknown as () => void }), TypeError);
+  assert.equal(logger().name, "logger");
+});
+
+// ---------------------------------------------------------------------------------------------
+// The default output, in a child process: stderr piped, or a terminal made by script(1).
+
+const CHILD = new URL("./_logger_child.ts", import.meta.url).pathname;
+const hasScript = (() => {
+  try {
+    return new Deno.Command("script", { args: ["--version"] }).outputSync().success;
+  } catch {
+    return false;
+  }
+})();
+
+async function runChild(opts: { tty: boolean; noColor: boolean }): Promise<string> {
+  const env = Deno.env.toObject();
+  delete env.NO_COLOR;
+  if (opts.noColor) env.NO_COLOR = "1";
+  const deno = [Deno.execPath(), "run", "--allow-env", CHILD];
+  const command = opts.tty
+    ? new Deno.Command("script", {
+      // script(1) runs the command on a pseudo-terminal and copies it to its stdout.
+      args: ["-q", "-e", "-c", deno.map((a) => `'${a}'`).join(" "), "/dev/null"],
+      env,
+      clearEnv: true,
+      stdin: "null",
+    })
+    : new Deno.Command(deno[0], { args: deno.slice(1), env, clearEnv: true, stdin: "null" });
+  const { success, stdout, stderr } = await command.output();
+  assert.ok(success, new TextDecoder().decode(stderr));
+  return new TextDecoder().decode(opts.tty ? stdout : stderr);
+}
+
+Deno.test("logger() writes plain lines to stderr when it is not a terminal", async () => {
+  const out = await runChild({ tty: false, noColor: false });
+  const lines = out.trimEnd().split("\n");
+  assert.equal(lines.length, 2);
+  assert.match(lines[0], /Z GET \/x 200 [\d.]+ms$/);
+  assert.match(lines[1], /Z GET \/missing 404 [\d.]+ms$/);
+  assert.ok(!out.includes("\x1b"));
+  assert.ok(!out.includes("hunter2"));
+});
+
+Deno.test({
+  name: "logger() colours lines on a terminal",
+  ignore: !hasScript,
+  async fn() {
+    const out = await runChild({ tty: true, noColor: false });
+    assert.ok(out.includes("\x1b[32m200\x1b[0m"), JSON.stringify(out));
+    assert.ok(out.includes("\x1b[33m404\x1b[0m"), JSON.stringify(out));
+  },
+});
+
+Deno.test({
+  name: "logger() does not colour a terminal when NO_COLOR is set",
+  ignore: !hasScript,
+  async fn() {
+    const out = await runChild({ tty: true, noColor: true });
+    assert.match(out, /GET \/x 200 [\d.]+ms/);
+    assert.ok(!out.includes("\x1b"), JSON.stringify(out));
+  },
+});
