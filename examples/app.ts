@@ -5,15 +5,19 @@
  * @module
  */
 import { chain, cors, get, html, logger, type Middleware, post, response, router } from "../mod.ts";
+import { render as renderHome } from "./templates/home.ts";
 
 const requestId: Middleware = async function requestId(ctx, next) {
   ctx.setHeader("x-request-id", crypto.randomUUID());
   return await next();
 };
 
-const page = (title: string, body: string) =>
-  `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head>` +
-  `<body>${body}</body></html>`;
+// The home page is a template compiled at build time (`deno task templates`).
+const ROUTES = [
+  { method: "GET", pattern: "/hello/:name", summary: "greets by name (JSON)" },
+  { method: "GET", pattern: "/users/:id", summary: "a user record (JSON)" },
+  { method: "POST", pattern: "/echo", summary: "echoes the request body (limit 1 MiB)" },
+];
 
 /** The demo app. */
 export const app = chain(
@@ -23,11 +27,7 @@ export const app = chain(
       response(
         ctx,
         200,
-        html(page(
-          "Weft demo",
-          `<h1>Weft demo</h1><ul><li><a href="/hello/world">/hello/world</a></li>` +
-            `<li><a href="/users/42">/users/42</a></li></ul>`,
-        )),
+        html(renderHome({ title: "Weft demo", message: ctx.query("message"), routes: ROUTES })),
       )),
     get("/hello/:name", (ctx) => ctx.json({ hello: ctx.params.name })),
     get("/users/:id", (ctx) => ctx.json({ id: ctx.params.id, name: `User ${ctx.params.id}` })),

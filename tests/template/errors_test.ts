@@ -1,0 +1,410 @@
+// Compile errors: each case gives a template, the `file:line:column` the first error must point
+// at, and the reason it must give. Then the unsafe HTML contexts, the safe ones that must compile,
+// and the collection of several errors at once.
+import assert from "node:assert/strict";
+import { compileTemplate, TemplateSyntaxError } from "../../lib/template/mod.ts";
+
+function compileError(
+  source: string,
+  partials: Record<string, string> = {},
+): TemplateSyntaxError {
+  try {
+    compileTemplate(source, { file: "t.html", partials });
+  } catch (error) {
+    assert.ok(error instanceof TemplateSyntaxError, String(error));
+    return error;
+  }
+  assert.fail(`expected a TemplateSyntaxError for ${JSON.stringify(source)}`);
+}
+
+type Case = [
+  name: string,
+  source: string,
+  at: string,
+  reason: RegExp,
+  partials?: Record<string, string>,
+];
+
+const SYNTAX: Case[] = [
+  ["an unclosed {{#if}}", "<p>\n  {{#if a}}x</p>", "t.html:2:3", /^Unclosed \{\{#if\}\}/],
+  ["an unclosed {{#each}}", "{{#each xs as x}}<i></i>", "t.html:1:1", /^Unclosed \{\{#each\}\}/],
+  [
+    "a stray {{/if}}",
+    "<p>a</p>{{/if}}",
+    "t.html:1:9",
+    /^Stray \{\{\/if\}\}: no \{\{#if\}\} block is open/,
+  ],
+  ["a stray {{/each}}", "x\n{{/each}}", "t.html:2:1", /^Stray \{\{\/each\}\}/],
+  [
+    "a mismatched close",
+    "{{#each xs as x}}\n{{#if x}}{{/each}}{{/if}}",
+    "t.html:2:10",
+    /^Mismatched \{\{\/each\}\}: expected \{\{\/if\}\} to close the \{\{#if\}\} opened at 2:1/,
+  ],
+  ["an empty tag", "<p>{{}}</p>", "t.html:1:4", /^Empty tag/],
+  ["a blank tag", "<p>{{   }}</p>", "t.html:1:4", /^Empty tag/],
+  ["a double dot", "<p>{{user..name}}</p>", "t.html:1:6", /^Malformed path "user\.\.name"/],
+  ["a trailing dot", "<p>{{ user. }}</p>", "t.html:1:7", /^Malformed path "user\."/],
+  ["a leading digit", "<p>{{1st}}</p>", "t.html:1:6", /^Malformed path "1st"/],
+  ["a dash", "<p>{{first-name}}</p>", "t.html:1:6", /^Malformed path "first-name"/],
+  ["two paths", "<p>{{a b}}</p>", "t.html:1:8", /^Malformed tag \{\{a b\}\}/],
+  ["__proto__", "<p>{{a.__proto__}}</p>", "t.html:1:6", /"__proto__" cannot be a data field/],
+  ["this", "<p>{{this}}</p>", "t.html:1:6", /^Unsupported path "this"/],
+  ["an #if without path", "{{#if}}{{/if}}", "t.html:1:6", /^Missing path in \{\{#if\}\}/],
+  ["an #if with two paths", "{{#if a b}}{{/if}}", "t.html:1:9", /^Unexpected "b" in \{\{#if\}\}/],
+  ["an #each without as", "{{#each items}}{{/each}}", "t.html:1:14", /^Malformed \{\{#each\}\}/],
+  ["a bad #each name", "{{#each items as 1}}{{/each}}", "t.html:1:18", /^Malformed name "1"/],
+  ["an unknown block", "{{#unless a}}{{/unless}}", "t.html:1:1", /^Unknown block \{\{#unless\}\}/],
+  ["an unclosed tag", "<p>{{name</p>", "t.html:1:4", /^Unclosed tag: expected "\}\}"/],
+  ["an unclosed raw tag", "<p>{{{name}}</p>", "t.html:1:4", /^Unclosed tag: expected "\}\}\}"/],
+  ["an unclosed comment", "<p>{{!-- x }}</p>", "t.html:1:4", /^Unclosed comment/],
+  ["@index outside #each", "<p>{{@index}}</p>", "t.html:1:6", /^Unknown @index/],
+  [
+    "@index in #each's else",
+    "{{#each a as b}}{{else}}{{@index}}{{/each}}",
+    "t.html:1:27",
+    /^Unknown @index/,
+  ],
+  [
+    "an unknown @name",
+    "{{#each a as b}}{{@key}}{{/each}}",
+    "t.html:1:19",
+    /^Unknown variable "@key"/,
+  ],
+  ["a stray {{else}}", "a{{else}}b", "t.html:1:2", /^Unexpected \{\{else\}\}/],
+  [
+    "a second {{else}}",
+    "{{#if a}}{{else}}{{else}}{{/if}}",
+    "t.html:1:18",
+    /^Duplicate \{\{else\}\}/,
+  ],
+  ["an unknown partial", "<p>{{> nope}}</p>", "t.html:1:8", /^Unknown partial "nope"/],
+  ["a malformed partial name", "{{> /etc/passwd}}", "t.html:1:5", /^Malformed partial name/],
+  [
+    "a partial cycle",
+    "{{> a}}",
+    "b.html:1:5",
+    /^Partial cycle: a\.html → b\.html → a\.html$/,
+    { a: "{{> b}}", b: "{{> a}}" },
+  ],
+  ["an error inside a partial", "<p>{{> a}}</p>", "a.html:2:3", /^Malformed path/, {
+    a: "\n{{a..b}}",
+  }],
+  [
+    "a value used as an object",
+    "{{user}}\n{{user.name}}",
+    "t.html:2:3",
+    /^Conflicting uses of "user": printed at 1:3, used as an object here/,
+  ],
+  [
+    "a list printed",
+    "{{#each xs as x}}{{/each}}{{xs}}",
+    "t.html:1:29",
+    /^Conflicting uses of "xs": iterated by \{\{#each\}\} at 1:9, printed here/,
+  ],
+  [
+    "raw and URL uses of one value",
+    '<a href="{{url u}}">{{{u}}}</a>',
+    "t.html:1:24",
+    /^Conflicting uses of "u": printed as a URL at 1:16, printed raw here/,
+  ],
+];
+
+const UNSAFE: Case[] = [
+  [
+    "inside <script>",
+    "<script>var x = {{x}};</script>",
+    "t.html:1:17",
+    /^Unsafe \{\{x\}\} inside <script>: HTML escaping does not make JavaScript safe/,
+  ],
+  [
+    "inside <SCRIPT type=module>",
+    '<SCRIPT type="module">\n  go("{{x}}")\n</SCRIPT>',
+    "t.html:2:7",
+    /inside <script>/,
+  ],
+  ["raw inside <script>", "<script>{{{x}}}</script>", "t.html:1:9", /inside <script>/],
+  [
+    "inside <style>",
+    "<style>p { color: {{c}} }</style>",
+    "t.html:1:19",
+    /^Unsafe \{\{c\}\} inside <style>: HTML escaping does not make CSS safe/,
+  ],
+  [
+    "inside <iframe>",
+    "<iframe>{{c}}</iframe>",
+    "t.html:1:9",
+    /inside <iframe>: its content is raw text/,
+  ],
+  [
+    "in an unquoted value",
+    "<div class={{c}}>",
+    "t.html:1:12",
+    /^Unsafe \{\{c\}\} in an unquoted attribute value: write class="\{\{…\}\}"/,
+  ],
+  [
+    "in the middle of an unquoted value",
+    "<div class=a{{c}}>",
+    "t.html:1:13",
+    /unquoted attribute value/,
+  ],
+  [
+    "in an onclick value",
+    '<button onclick="go({{id}})">',
+    "t.html:1:21",
+    /^Unsafe \{\{id\}\} in event-handler attribute "onclick"/,
+  ],
+  [
+    "in an ONLOAD value",
+    "<body ONLOAD='{{x}}'>",
+    "t.html:1:15",
+    /event-handler attribute "onload"/,
+  ],
+  [
+    "at the start of href",
+    '<a href="{{link}}">x</a>',
+    "t.html:1:10",
+    /^Unsafe \{\{link\}\} at the start of URL attribute "href"/,
+  ],
+  ["at the start of src", "<img src='{{s}}'>", "t.html:1:11", /start of URL attribute "src"/],
+  [
+    "at the start of action",
+    '<form action="{{a}}"></form>',
+    "t.html:1:15",
+    /start of URL attribute "action"/,
+  ],
+  [
+    "at the start of formaction",
+    '<button formaction="{{a}}">',
+    "t.html:1:21",
+    /start of URL attribute "formaction"/,
+  ],
+  [
+    "after spaces in href",
+    '<a href="  {{link}}">x</a>',
+    "t.html:1:12",
+    /start of URL attribute "href"/,
+  ],
+  [
+    "after a scheme prefix in href",
+    '<a href="java{{rest}}">x</a>',
+    "t.html:1:14",
+    /start of URL attribute "href"/,
+  ],
+  [
+    "after a SafeUrl in href",
+    '<a href="{{url a}}{{b}}">x</a>',
+    "t.html:1:19",
+    /start of URL attribute "href"/,
+  ],
+  [
+    "after an #if that may fix the scheme",
+    '<a href="{{#if a}}/x{{/if}}{{b}}">',
+    "t.html:1:28",
+    /start of URL attribute "href"/,
+  ],
+  [
+    "after a fixed javascript: scheme",
+    `<a href="javascript:go('{{id}}')">x</a>`,
+    "t.html:1:25",
+    /^Unsafe \{\{id\}\} in a "javascript:" URL in attribute "href"/,
+  ],
+  [
+    "after a fixed VBScript: scheme",
+    '<a href=" VBScript:{{x}}">x</a>',
+    "t.html:1:20",
+    /"javascript:" URL/,
+  ],
+  [
+    "after a scheme that a block may complete",
+    '<a href="{{#if a}}java{{/if}}script:{{x}}">x</a>',
+    "t.html:1:37",
+    /"javascript:" URL/,
+  ],
+  [
+    "after a SafeUrl and a colon",
+    '<a href="{{url a}}:{{b}}">x</a>',
+    "t.html:1:20",
+    /"javascript:" URL/,
+  ],
+  [
+    "in a style attribute",
+    '<p style="color: {{c}}">',
+    "t.html:1:18",
+    /^Unsafe \{\{c\}\} in the style attribute/,
+  ],
+  [
+    "in srcdoc",
+    '<iframe srcdoc="{{c}}"></iframe>',
+    "t.html:1:17",
+    /in the srcdoc attribute: its value is parsed as HTML/,
+  ],
+  [
+    "between attributes",
+    "<div {{attrs}}>",
+    "t.html:1:6",
+    /^Cannot place \{\{attrs\}\} between the attributes of <div>/,
+  ],
+  ["in a tag name", "<{{tag}}>", "t.html:1:2", /^Cannot place \{\{tag\}\} in a tag name/],
+  ["in an end tag name", "</{{tag}}>", "t.html:1:3", /in a tag name/],
+  [
+    "in an attribute name",
+    '<div data-{{x}}="1">',
+    "t.html:1:11",
+    /^Cannot place \{\{x\}\} in attribute name "data-"/,
+  ],
+  [
+    "in an HTML comment",
+    "<!-- {{x}} -->",
+    "t.html:1:6",
+    /^Cannot place \{\{x\}\} inside an HTML comment/,
+  ],
+  ["in a doctype", "<!DOCTYPE {{x}}>", "t.html:1:11", /inside an HTML comment or <!…> declaration/],
+  [
+    "raw in an attribute",
+    '<p title="{{{x}}}">',
+    "t.html:1:11",
+    /^Unsafe \{\{\{x\}\}\} in attribute "title": raw HTML is only allowed in element content/,
+  ],
+  [
+    "raw in <textarea>",
+    "<textarea>{{{x}}}</textarea>",
+    "t.html:1:11",
+    /inside <textarea>: raw HTML is not allowed there/,
+  ],
+  [
+    "a block opened in a tag name",
+    "<d{{#if a}}iv{{/if}}>",
+    "t.html:1:3",
+    /^Cannot place \{\{#if\}\} in a tag name/,
+  ],
+  [
+    "a block in an unquoted value",
+    "<p class={{#if a}}x{{/if}}>",
+    "t.html:1:10",
+    /unquoted attribute value/,
+  ],
+  [
+    "branches ending in different contexts",
+    '<a {{#if x}}title="{{/if}}">',
+    "t.html:1:20",
+    /^Mismatched HTML contexts: the branches of the \{\{#if\}\} at 1:4 end in the value of attribute "title" and in the <a> tag between attributes/,
+  ],
+  [
+    "an #each body ending elsewhere",
+    '{{#each xs as x}}<p class="{{/each}}">',
+    "t.html:1:28",
+    /^Mismatched HTML contexts: the body of the \{\{#each\}\} at 1:1 starts in element content but ends in the value of attribute "class"/,
+  ],
+  [
+    "a name continued after a block",
+    '<p {{#if a}}on{{/if}}click="x">',
+    "t.html:1:22",
+    /^Ambiguous attribute name after a block/,
+  ],
+  [
+    "a block right after an attribute a block may end",
+    "<p {{#if a}}x{{/if}}{{#if b}}y{{/if}}>",
+    "t.html:1:21",
+    /right after an attribute name that a block may end/,
+  ],
+  [
+    "an unclosed <script>",
+    "<p>x</p>\n<script>",
+    "t.html:2:9",
+    /^Unclosed <script>: the template ends inside its content/,
+  ],
+  [
+    "the end inside a tag",
+    '<div class="a',
+    "t.html:1:14",
+    /^Unfinished markup: the template ends inside the value of attribute "class"/,
+  ],
+  [
+    "<!-- inside <script>",
+    "<script><!--\nx\n--></script>",
+    "t.html:1:9",
+    /^Unsupported "<!--" inside <script>/,
+  ],
+  [
+    "a partial's value inside <script>",
+    "<script>{{> p}}</script>",
+    "p.html:1:1",
+    /inside <script>/,
+    { p: "{{x}}" },
+  ],
+  ["a partial in a tag name", "<{{> p}}>", "t.html:1:2", /in a tag name/, { p: "div" }],
+];
+
+for (const [name, source, at, reason, partials] of [...SYNTAX, ...UNSAFE]) {
+  Deno.test(`compileTemplate() reports ${name} at ${at}`, () => {
+    const error = compileError(source, partials);
+    assert.equal(`${error.file}:${error.line}:${error.column}`, at, error.message);
+    assert.match(error.reason, reason, error.message);
+    assert.ok(!error.reason.includes("\n"), "the reason is one line");
+    assert.ok(error.message.startsWith(`${at}: ${error.reason}\n`));
+  });
+}
+
+const SAFE: [name: string, source: string][] = [
+  ["a fixed path before a value in href", '<a href="/users/{{id}}">x</a>'],
+  [
+    "a fixed scheme before a value",
+    '<a href="https://x.dev/?q={{q}}">x</a><a href="mailto:{{e}}">m</a>',
+  ],
+  ["a fragment", '<a href="#{{id}}">x</a>'],
+  ["a fixed data:image prefix", '<img src="data:image/png;base64,{{png}}">'],
+  ["a SafeUrl at the start", '<a href="{{url link}}">x</a><img src="{{url s}}">'],
+  ["a SafeUrl, then a fixed separator", '<a href="{{url base}}/{{path}}">x</a>'],
+  [
+    "an #if whose branches both fix the scheme",
+    '<a href="{{#if a}}/x{{else}}/y{{/if}}{{b}}">x</a>',
+  ],
+  ["RCDATA elements", "<title>{{t}}</title><textarea>{{t}}</textarea>"],
+  ["text after a script", '<script src="/a.js"></script><p>{{x}}</p>'],
+  ["static blocks inside a script", "<script>{{#if a}}var a = 1;{{/if}}</script>"],
+  ["values in ordinary attributes", '<input value="{{v}}" title=\'{{t}}\' data-x="{{x}}">'],
+  ["a conditional boolean attribute", "<p {{#if a}}hidden{{/if}}>x</p>"],
+  ["a conditional attribute with a value", '<p {{#if a}}class="on" {{/if}}id="x">x</p>'],
+  ["a conditional class", '<p class="{{#if a}}on{{else}}off{{/if}} x">x</p>'],
+  ["attribute lists from #each", '<p {{#each xs as x}} data-a="{{x}}"{{/each}}>x</p>'],
+  ["a comment before a value", "<!-- note -->{{x}}<!---->{{y}}<!-->{{z}}"],
+  ["a doctype", "<!doctype html>{{x}}"],
+  ["a noscript", "<noscript>{{x}}</noscript>"],
+  ["a closing script in an attribute", '<p title="</script>{{x}}">'],
+  ["a raw value in content", "<div>{{{body}}}</div>"],
+  ["a literal brace pair", "<script>var o = {a: 1}; var t = `\\{{x}}`;</script>"],
+];
+
+for (const [name, source] of SAFE) {
+  Deno.test(`compileTemplate() accepts ${name}`, () => {
+    compileTemplate(source, { file: "t.html" });
+  });
+}
+
+Deno.test("compileTemplate() reports every error of a template in source order", () => {
+  const error = compileError(
+    '<p>{{a..b}}</p>\n<script>{{x}}</script>\n{{/if}}\n{{> nope}}\n<a href="{{u}}">',
+  );
+  const found = error.errors.map((e) => `${e.line}:${e.column} ${e.reason.split(":")[0]}`);
+  assert.deepEqual(found, [
+    '1:6 Malformed path "a..b" in {{a..b}}',
+    "2:9 Unsafe {{x}} inside <script>",
+    "3:1 Stray {{/if}}",
+    '4:5 Unknown partial "nope"',
+    '5:10 Unsafe {{u}} at the start of URL attribute "href"',
+  ]);
+  assert.equal(error, error.errors[0]);
+});
+
+Deno.test("TemplateSyntaxError's message has file:line:col, the reason and a caret excerpt", () => {
+  const error = compileError("<ul>\n\t<li>{{#each}}</li>\n</ul>");
+  assert.equal(
+    error.message,
+    "t.html:2:13: Missing list in {{#each}}: write {{#each items as item}}\n" +
+      "2 | \t<li>{{#each}}</li>\n" +
+      "  | \t           ^",
+  );
+  assert.equal(error.name, "TemplateSyntaxError");
+  assert.equal(error.excerpt.split("\n").length, 2);
+});

@@ -1,0 +1,44 @@
+// Type tests: type_cases.ts holds calls with wrong data, each under `// @ts-expect-error`.
+// Importing it makes `deno test` type-check it (an unneeded directive is itself an error);
+// the test below checks that every directive covers a real error.
+import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+import { typeCases } from "./type_cases.ts";
+
+const CASES = new URL("./type_cases.ts", import.meta.url);
+
+Deno.test("type_cases.ts type-checks with its @ts-expect-error directives", async () => {
+  assert.equal(typeof typeCases, "function");
+  const { code, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: ["check", "--quiet", fileURLToPath(CASES)],
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  assert.equal(code, 0, new TextDecoder().decode(stderr));
+});
+
+Deno.test("every @ts-expect-error in type_cases.ts marks a real type error", async () => {
+  const source = await Deno.readTextFile(CASES);
+  const directives = source.match(/^\s*\/\/ @ts-expect-error/gm)?.length ?? 0;
+  assert.ok(directives >= 14, `expected at least 14 cases, found ${directives}`);
+  // The same file without the directives, its imports made absolute, in a temp folder.
+  const stripped = source
+    .replace(/^\s*\/\/ @ts-expect-error.*\n/gm, "")
+    .replace(/from "(\.\.?\/[^"]+)"/g, (_, path) => `from "${new URL(path, CASES).href}"`);
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(`${dir}/type_cases.ts`, stripped);
+    const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+      args: ["check", "--no-config", "--no-lock", `${dir}/type_cases.ts`],
+      stdout: "piped",
+      stderr: "piped",
+      env: { NO_COLOR: "1" },
+    }).output();
+    const output = new TextDecoder().decode(stdout) + new TextDecoder().decode(stderr);
+    assert.notEqual(code, 0, "the cases must fail to type-check without the directives");
+    const errors = output.match(/^TS\d+ \[ERROR\]/gm)?.length ?? 0;
+    assert.equal(errors, directives, output);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
