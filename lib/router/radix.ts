@@ -49,7 +49,14 @@ interface MethodTree<T> {
   dynamic: boolean;
 }
 
+// Prefixes are cut from concatenated text; V8 keeps those as cons or sliced strings, which
+// make every character comparison slow. A JSON round trip gives a flat copy, once, at build.
+function flat(text: string): string {
+  return JSON.parse(JSON.stringify(text));
+}
+
 function createNode<T>(prefix: string): Node<T> {
+  prefix = flat(prefix);
   return {
     prefix,
     first: prefix.length === 0 ? -1 : prefix.charCodeAt(0),
@@ -81,7 +88,7 @@ function insertStatic<T>(node: Node<T>, text: string): Node<T> {
     if (j < prefix.length) {
       // Split: a new node takes the common part, the old one keeps the rest.
       const top = createNode<T>(prefix.slice(0, j));
-      child.prefix = prefix.slice(j);
+      child.prefix = flat(prefix.slice(j));
       child.first = child.prefix.charCodeAt(0);
       top.children = [child];
       children[index] = child = top;
