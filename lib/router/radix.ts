@@ -236,6 +236,9 @@ function matchesAt(path: string, prefix: string, pos: number): boolean {
   return true;
 }
 
+// Descends in a loop while there is nothing to come back to, and recurses only where a node
+// offers an alternative (a param or wildcard beside a matching static child). On failure the
+// values pushed by this frame are dropped, so the caller can try its next alternative.
 function walk<T>(
   node: Node<T>,
   path: string,
@@ -243,38 +246,55 @@ function walk<T>(
   values: string[],
 ): Entry<T> | undefined {
   const length = path.length;
-  if (pos === length) {
-    if (node.entry !== undefined) return node.entry;
-  } else {
-    // 1. static: the child that starts with this character, if its prefix matches
-    const children = node.children;
-    if (children !== undefined) {
-      const c = path.charCodeAt(pos);
-      for (let i = 0; i < children.length; i++) {
-        const child = children[i];
-        if (child.first !== c) continue;
-        if (matchesAt(path, child.prefix, pos)) {
-          const entry = walk(child, path, pos + child.prefix.length, values);
-          if (entry !== undefined) return entry;
+  const mark = values.length;
+  descend: for (;;) {
+    if (pos === length) {
+      if (node.entry !== undefined) return node.entry;
+    } else {
+      // 1. static: the child that starts with this character, if its prefix matches
+      const children = node.children;
+      if (children !== undefined) {
+        const c = path.charCodeAt(pos);
+        for (let i = 0; i < children.length; i++) {
+          const child = children[i];
+          if (child.first !== c) continue;
+          if (matchesAt(path, child.prefix, pos)) {
+            if (node.param === undefined && node.wildcard === undefined) {
+              node = child; // nothing else to try here: no need to come back
+              pos += child.prefix.length;
+              continue descend;
+            }
+            const entry = walk(child, path, pos + child.prefix.length, values);
+            if (entry !== undefined) return entry;
+          }
+          break;
         }
-        break;
+      }
+      // 2. param: one non-empty segment
+      const param = node.param;
+      if (param !== undefined) {
+        let end = path.indexOf("/", pos);
+        if (end === -1) end = length;
+        if (end > pos) {
+          values.push(path.slice(pos, end));
+          if (node.wildcard === undefined) {
+            node = param;
+            pos = end;
+            continue descend;
+          }
+          const entry = walk(param, path, end, values);
+          if (entry !== undefined) return entry;
+          values.length -= 1;
+        }
       }
     }
-    // 2. param: one non-empty segment
-    const param = node.param;
-    if (param !== undefined) {
-      let end = path.indexOf("/", pos);
-      if (end === -1) end = length;
-      if (end > pos) {
-        values.push(path.slice(pos, end));
-        const entry = walk(param, path, end, values);
-        if (entry !== undefined) return entry;
-        values.pop();
-      }
+    // 3. wildcard: the whole remainder, possibly empty
+    const entry = node.wildcard;
+    if (entry !== undefined) {
+      values.push(path.slice(pos));
+      return entry;
     }
+    values.length = mark;
+    return undefined;
   }
-  // 3. wildcard: the whole remainder, possibly empty
-  const entry = node.wildcard;
-  if (entry !== undefined) values.push(path.slice(pos));
-  return entry;
 }
