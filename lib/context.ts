@@ -173,6 +173,7 @@ export class Context<P extends Params = Params> {
    * @param status The status; `ctx.res.status` by default.
    */
   json(value: unknown, status?: number): Response {
+    if (this.#res === undefined) return Response.json(value, { status: status ?? 200 });
     return this.respond(JSON.stringify(value), "application/json", status);
   }
 
