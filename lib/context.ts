@@ -4,6 +4,7 @@
  * @module
  */
 import { HttpError } from "./http/http_error.ts";
+import { readLimited } from "./http/read_limited.ts";
 import type { Params } from "./types.ts";
 import type { ConnInfo } from "./server/types.ts";
 
@@ -209,32 +210,13 @@ function tooLarge(limit: number): HttpError {
 async function readBody(request: Request, limit: number): Promise<Uint8Array<ArrayBuffer>> {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
-  const stream = request.body;
-  if (stream === null) return new Uint8Array(0);
-  const reader = stream.getReader();
-  const chunks: Uint8Array<ArrayBuffer>[] = [];
-  let total = 0;
+  let body: Uint8Array<ArrayBuffer> | null;
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
-      if (total > limit) {
-        reader.cancel().catch(() => {});
-        throw tooLarge(limit);
-      }
-      chunks.push(value);
-    }
+    body = await readLimited(request.body, limit);
   } catch (error) {
-    if (error instanceof HttpError) throw error;
+    if (error instanceof HttpError) throw error; // a limit enforced by the stream itself
     throw new HttpError(400, "The request body could not be read", { cause: error });
   }
-  if (chunks.length === 1) return chunks[0];
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
+  if (body === null) throw tooLarge(limit);
+  return body;
 }

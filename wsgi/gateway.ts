@@ -5,7 +5,8 @@
  * @module
  */
 import { problem } from "../lib/http/problem.ts";
-import { runtime } from "../lib/server/deno.ts";
+import { concat, readLimited } from "../lib/http/read_limited.ts";
+import { writeStderr } from "../lib/server/deno.ts";
 import type { ConnInfo } from "../lib/server/types.ts";
 import { FileChunks } from "./_file_chunks.ts";
 import { BytesInput, LineErrors } from "./_input.ts";
@@ -101,7 +102,7 @@ const fileWrapper: FileWrapper = (file, blockSize) => new FileChunks(file, block
  */
 export function toFetchHandler(app: WsgiApp, options: GatewayOptions = {}): WsgiFetchHandler {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const errors = options.errors ?? new LineErrors((line) => runtime.writeStderr(line));
+  const errors = options.errors ?? new LineErrors((line) => writeStderr(line));
   const wrapper = options.fileWrapper === false ? undefined : fileWrapper;
 
   return async function wsgiHandler(request: Request, info?: ConnInfo): Promise<Response> {
@@ -130,31 +131,7 @@ async function readBody(request: Request, limit: number): Promise<Uint8Array | n
     await request.body?.cancel().catch(() => {});
     return null;
   }
-  const reader = request.body!.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  while (true) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.length;
-    if (total > limit) {
-      await reader.cancel().catch(() => {});
-      return null;
-    }
-    chunks.push(value);
-  }
-  return concat(chunks, total);
-}
-
-function concat(chunks: Uint8Array[], total: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0];
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return out;
+  return await readLimited(request.body, limit);
 }
 
 function buildEnviron(
@@ -349,7 +326,7 @@ function run(app: WsgiApp, environ: Environ, head: boolean): Response {
       response = new Response(null, init);
       done = true;
     } else if (done) {
-      const bytes = queue.length === 0 ? null : concat(queue, sum(queue));
+      const bytes = queue.length === 0 ? null : concat(queue);
       response = new Response(bytes as Uint8Array<ArrayBuffer> | null, init);
     } else {
       response = new Response(stream(), init);
@@ -393,10 +370,4 @@ function run(app: WsgiApp, environ: Environ, head: boolean): Response {
       },
     });
   }
-}
-
-function sum(chunks: Uint8Array[]): number {
-  let total = 0;
-  for (const chunk of chunks) total += chunk.length;
-  return total;
 }

@@ -5,6 +5,7 @@
  * @module
  */
 import { HttpError } from "../http/http_error.ts";
+import { readLimited } from "../http/read_limited.ts";
 import type { Middleware } from "../types.ts";
 
 /** Options of {@linkcode bodyLimit}. */
@@ -128,30 +129,11 @@ async function readAhead(
   stream: ReadableStream<Uint8Array>,
   limit: number,
 ): Promise<Uint8Array<ArrayBuffer> | HttpError> {
-  const reader = stream.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
-      if (total > limit) {
-        reader.cancel().catch(() => {});
-        return tooLarge(limit);
-      }
-      chunks.push(value);
-    }
+    return await readLimited(stream, limit) ?? tooLarge(limit);
   } catch (error) {
     return new HttpError(400, "The request body could not be read", { cause: error });
   }
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
 }
 
 // The body as a stream that errors with a 413 HttpError once more than `limit` bytes passed.
