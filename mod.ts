@@ -55,3 +55,12 @@ export {
   type BearerValidator,
 } from "./lib/middleware/auth.ts";
 export { bodyLimit, type BodyLimitOptions } from "./lib/middleware/body_limit.ts";
+export {
+  type DecodeResult,
+  type Infer,
+  json,
+  type JsonError,
+  jsonErrorResponse,
+  type JsonValue,
+  schema,
+} from "./lib/json/mod.ts";

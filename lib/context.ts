@@ -5,6 +5,9 @@
  */
 import { HttpError } from "./http/http_error.ts";
 import { readLimited } from "./http/read_limited.ts";
+import { jsonDecoder } from "./json/_hook.ts";
+import type { DecodeResult } from "./json/json_error.ts";
+import type { Infer, StandardSchemaV1 } from "./json/standard_schema.ts";
 import type { Params } from "./types.ts";
 import type { ConnInfo } from "./server/types.ts";
 
@@ -165,6 +168,30 @@ export class Context<P extends Params = Params> {
    */
   body(): Promise<Uint8Array<ArrayBuffer>> {
     return this.#body ??= readBody(this.#req, this.bodyLimit);
+  }
+
+  /**
+   * Reads the body (within {@linkcode Context.bodyLimit}) and decodes it as JSON into the
+   * schema's type, without an intermediate string copy. Answer a failure with
+   * `jsonErrorResponse()`. Bundled apps must import the JSON module (`json` or `schema`) once.
+   *
+   * @param target A Weft schema or any Standard Schema v1 validator (zod, valibot, arktype).
+   * @returns `{ ok: true, value }` or `{ ok: false, error }` with a `JsonError`.
+   *
+   * @example
+   * ```ts
+   * import { Context } from "./context.ts";
+   * import { schema } from "./json/mod.ts";
+   * import assert from "node:assert/strict";
+   *
+   * const ctx = new Context(new Request("http://localhost/", { method: "POST", body: '{"name":"Ada"}' }));
+   * const result = await ctx.decode(schema.object({ name: schema.string() }));
+   * assert.deepEqual(result, { ok: true, value: { name: "Ada" } });
+   * ```
+   */
+  async decode<S extends StandardSchemaV1>(target: S): Promise<DecodeResult<Infer<S>>> {
+    const decode = jsonDecoder();
+    return decode(await this.body(), target);
   }
 
   /**

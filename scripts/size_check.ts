@@ -17,27 +17,78 @@ export const BUDGETS: readonly { name: string; code: string; budget: number; why
   {
     name: "mod.ts (everything)",
     code: `export * from "./mod.ts";`,
-    budget: 12_000,
-    why: "the core plus the built-in middleware and the JSON module; MIME tables stay out",
+    budget: 16_000,
+    why: "core, built-in middleware, JSON module, staticFiles and websocket; MIME table lazy",
   },
 ];
 
-/** Bundles `code` (resolved from the repository root) and returns its gzipped size. */
-export async function gzippedSize(code: string): Promise<{ raw: number; gzip: number }> {
+/**
+ * Bundles `code` (imports resolved from the repository root) with code splitting, as an app's
+ * bundler would, and returns the gzipped size of what loads up front (the entry chunk and the
+ * chunks it imports statically). Modules behind a dynamic `import()` (the JSON decoder behind
+ * `ctx.decode()`) load only when used and are reported as `lazy`.
+ */
+export async function gzippedSize(
+  code: string,
+): Promise<{ raw: number; gzip: number; lazy: number }> {
   const root = new URL("..", import.meta.url).pathname;
-  const result = await esbuild.build({
-    stdin: { contents: code, resolveDir: root, loader: "ts" },
-    bundle: true,
-    minify: true,
-    format: "esm",
-    platform: "neutral",
-    target: "es2022",
-    write: false,
-    external: ["node:*", "ws"],
-    logLevel: "silent",
-  });
-  const bytes = result.outputFiles[0].contents;
-  return { raw: bytes.byteLength, gzip: gzipSync(bytes, { level: 9 }).byteLength };
+  const dir = await Deno.makeTempDir();
+  try {
+    const entry = `${dir}/entry.ts`;
+    await Deno.writeTextFile(entry, code.replaceAll('"./', `"${root}`));
+    const result = await esbuild.build({
+      entryPoints: [entry],
+      bundle: true,
+      splitting: true,
+      outdir: `${dir}/out`,
+      absWorkingDir: dir,
+      minify: true,
+      format: "esm",
+      platform: "neutral",
+      target: "es2022",
+      write: false,
+      metafile: true,
+      external: ["node:*", "ws"],
+      logLevel: "silent",
+      // The npm package declares `"sideEffects": false`; bundlers then drop modules whose
+      // exports go unused. Tell esbuild the same about the sources measured here.
+      plugins: [{
+        name: "side-effect-free",
+        setup(build) {
+          build.onResolve({ filter: /\.ts$/ }, async (args) => {
+            if (args.pluginData === "inner") return undefined;
+            const resolved = await build.resolve(args.path, {
+              kind: args.kind,
+              resolveDir: args.resolveDir,
+              pluginData: "inner",
+            });
+            return { ...resolved, sideEffects: resolved.path.startsWith(root) ? false : undefined };
+          });
+        },
+      }],
+    });
+    const files = new Map(
+      result.outputFiles.map((f) => [f.path.slice(dir.length + 1), f.contents]),
+    );
+    const outputs = result.metafile.outputs;
+    const eager = new Set<string>();
+    const visit = (name: string) => {
+      if (eager.has(name)) return;
+      eager.add(name);
+      for (const i of outputs[name].imports) if (i.kind === "import-statement") visit(i.path);
+    };
+    visit(Object.keys(outputs).find((name) => outputs[name].entryPoint !== undefined)!);
+    let raw = 0, gzip = 0, lazy = 0;
+    for (const [name, bytes] of files) {
+      if (eager.has(name)) {
+        raw += bytes.byteLength;
+        gzip += gzipSync(bytes, { level: 9 }).byteLength;
+      } else if (name.endsWith(".js")) lazy += gzipSync(bytes, { level: 9 }).byteLength;
+    }
+    return { raw, gzip, lazy };
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 }
 
 if (import.meta.main) {
@@ -45,10 +96,10 @@ if (import.meta.main) {
   const rows = [];
   try {
     for (const { name, code, budget, why } of BUDGETS) {
-      const { raw, gzip } = await gzippedSize(code);
+      const { raw, gzip, lazy } = await gzippedSize(code);
       const ok = gzip <= budget;
       failed ||= !ok;
-      rows.push({ name, raw, gzip, budget, ok, why });
+      rows.push({ name, raw, gzip, lazy, budget, ok, why });
     }
   } finally {
     await esbuild.stop();

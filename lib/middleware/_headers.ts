@@ -2,7 +2,7 @@
 // Vary merging, and access to the headers of responses whose headers may be immutable.
 
 /** RFC 9110 §5.6.2 `tchar`, as a lookup table over ASCII. */
-const TCHAR: Uint8Array = (() => {
+const TCHAR: Uint8Array = /* @__PURE__ */ (() => {
   const table = new Uint8Array(128);
   const chars = "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
   for (let i = 0; i < chars.length; i++) table[chars.charCodeAt(i)] = 1;

@@ -1,0 +1,369 @@
+// weft/json against its anchors, each group with its floor as the baseline, so every figure
+// is a ratio measured in one run:
+//   decode 2 KiB  TextDecoder + JSON.parse (floor) · weft · zod 4 · valibot · TypeBox compiled
+//   decode 1 MiB  the same on an array of 4,000 log events
+//   encode        JSON.stringify (floor) · weft with a schema · fast-json-stringify
+// Run: deno bench -A bench/json_bench.ts
+import { type Infer, json, schema as s } from "../lib/json/mod.ts";
+import { z } from "zod";
+import * as v from "valibot";
+import { type TSchema, Type as T } from "@sinclair/typebox";
+import { TypeCompiler } from "@sinclair/typebox/compiler";
+import fastJson from "fast-json-stringify";
+
+// 1. Weft schemas and documents
+
+const Address = s.object({
+  line1: s.string(),
+  line2: s.nullable(s.string()),
+  city: s.string(),
+  postalCode: s.string(),
+  country: s.enum(["CH", "DE", "FR", "IT", "AT"]),
+});
+
+const Item = s.object({
+  sku: s.string(),
+  name: s.string(),
+  quantity: s.integer(),
+  unitPrice: s.number(),
+  discount: s.nullable(s.number()),
+  attributes: s.record(s.string()),
+});
+
+const Payment = s.union("method", [
+  s.object({
+    method: s.literal("card"),
+    brand: s.string(),
+    last4: s.string(),
+    expMonth: s.integer(),
+  }),
+  s.object({ method: s.literal("invoice"), dueDays: s.integer() }),
+]);
+
+const Order = s.object({
+  id: s.string(),
+  createdAt: s.string(),
+  status: s.enum(["pending", "paid", "shipped", "cancelled"]),
+  customer: s.object({
+    id: s.integer(),
+    name: s.string(),
+    email: s.string(),
+    vip: s.boolean(),
+    address: Address,
+    tags: s.array(s.string()),
+  }),
+  items: s.array(Item),
+  payment: Payment,
+  shipping: s.object({ carrier: s.string(), tracking: s.nullable(s.string()), address: Address }),
+  totals: s.object({
+    subtotal: s.number(),
+    tax: s.number(),
+    shipping: s.number(),
+    total: s.number(),
+    currency: s.literal("CHF"),
+  }),
+  note: s.optional(s.string()),
+});
+
+type Order = Infer<typeof Order>;
+
+const address: Infer<typeof Address> = {
+  line1: "Bahnhofstrasse 21",
+  line2: null,
+  city: "Zürich",
+  postalCode: "8001",
+  country: "CH",
+};
+
+const ORDER: Order = {
+  id: "ord_01J9Z3K4M5N6P7Q8R9S0T1V2W3",
+  createdAt: "2024-10-07T09:14:03.512Z",
+  status: "paid",
+  customer: {
+    id: 48213,
+    name: "Ada Lovelace",
+    email: "ada.lovelace@example.com",
+    vip: true,
+    address,
+    tags: ["newsletter", "early-adopter", "b2b"],
+  },
+  items: Array.from({ length: 9 }, (_, i) => ({
+    sku: `SKU-${1000 + i * 37}`,
+    name: ["Espresso beans 1 kg", "Ceramic mug", "Milk frother", "Grinder burr set"][i % 4],
+    quantity: 1 + (i % 3),
+    unitPrice: 12.5 + i * 3.25,
+    discount: i % 2 === 0 ? null : 0.1,
+    attributes: { color: ["black", "white", "red"][i % 3], size: i % 2 ? "L" : "M" },
+  })),
+  payment: { method: "card", brand: "visa", last4: "4242", expMonth: 11 },
+  shipping: { carrier: "Swiss Post", tracking: "99.00.123456.78901234", address },
+  totals: { subtotal: 187.25, tax: 15.17, shipping: 7.9, total: 210.32, currency: "CHF" },
+  note: "Please leave the parcel with the concierge on the ground floor.",
+};
+
+const ORDER_TEXT: string = JSON.stringify(ORDER);
+const ORDER_BYTES: Uint8Array = new TextEncoder().encode(ORDER_TEXT);
+
+const Event = s.object({
+  ts: s.integer(),
+  level: s.enum(["debug", "info", "warn", "error"]),
+  message: s.string(),
+  user: s.nullable(s.object({ id: s.integer(), name: s.string() })),
+  durationMs: s.number(),
+  tags: s.array(s.string()),
+});
+const Events = s.array(Event);
+
+function events(bytes: number): Infer<typeof Events> {
+  const out: Infer<typeof Events> = [];
+  let size = 2;
+  for (let i = 0; size < bytes; i++) {
+    const event = {
+      ts: 1_700_000_000_000 + i * 1_337,
+      level: (["debug", "info", "warn", "error"] as const)[i % 4],
+      message: `request ${i} served from cache shard ${i % 16} in region eu-central-${i % 3}`,
+      user: i % 5 === 0 ? null : { id: 10_000 + (i % 977), name: `user-${i % 977}` },
+      durationMs: (i % 1000) / 7,
+      tags: i % 2 ? ["http", "cache"] : ["http"],
+    };
+    size += JSON.stringify(event).length + 1;
+    out.push(event);
+  }
+  return out;
+}
+
+const EVENTS_BYTES: Uint8Array = new TextEncoder().encode(JSON.stringify(events(1 << 20)));
+
+// 2. The same schemas in zod 4, valibot and TypeBox (whose schemas are JSON Schema, which
+// fast-json-stringify reads)
+const zAddress = z.object({
+  line1: z.string(),
+  line2: z.string().nullable(),
+  city: z.string(),
+  postalCode: z.string(),
+  country: z.enum(["CH", "DE", "FR", "IT", "AT"]),
+});
+const zOrder = z.object({
+  id: z.string(),
+  createdAt: z.string(),
+  status: z.enum(["pending", "paid", "shipped", "cancelled"]),
+  customer: z.object({
+    id: z.int(),
+    name: z.string(),
+    email: z.string(),
+    vip: z.boolean(),
+    address: zAddress,
+    tags: z.array(z.string()),
+  }),
+  items: z.array(z.object({
+    sku: z.string(),
+    name: z.string(),
+    quantity: z.int(),
+    unitPrice: z.number(),
+    discount: z.number().nullable(),
+    attributes: z.record(z.string(), z.string()),
+  })),
+  payment: z.discriminatedUnion("method", [
+    z.object({
+      method: z.literal("card"),
+      brand: z.string(),
+      last4: z.string(),
+      expMonth: z.int(),
+    }),
+    z.object({ method: z.literal("invoice"), dueDays: z.int() }),
+  ]),
+  shipping: z.object({ carrier: z.string(), tracking: z.string().nullable(), address: zAddress }),
+  totals: z.object({
+    subtotal: z.number(),
+    tax: z.number(),
+    shipping: z.number(),
+    total: z.number(),
+    currency: z.literal("CHF"),
+  }),
+  note: z.string().optional(),
+});
+const zEvents = z.array(z.object({
+  ts: z.int(),
+  level: z.enum(["debug", "info", "warn", "error"]),
+  message: z.string(),
+  user: z.object({ id: z.int(), name: z.string() }).nullable(),
+  durationMs: z.number(),
+  tags: z.array(z.string()),
+}));
+
+const vAddress = v.object({
+  line1: v.string(),
+  line2: v.nullable(v.string()),
+  city: v.string(),
+  postalCode: v.string(),
+  country: v.picklist(["CH", "DE", "FR", "IT", "AT"]),
+});
+const vInt = v.pipe(v.number(), v.safeInteger());
+const vOrder = v.object({
+  id: v.string(),
+  createdAt: v.string(),
+  status: v.picklist(["pending", "paid", "shipped", "cancelled"]),
+  customer: v.object({
+    id: vInt,
+    name: v.string(),
+    email: v.string(),
+    vip: v.boolean(),
+    address: vAddress,
+    tags: v.array(v.string()),
+  }),
+  items: v.array(v.object({
+    sku: v.string(),
+    name: v.string(),
+    quantity: vInt,
+    unitPrice: v.number(),
+    discount: v.nullable(v.number()),
+    attributes: v.record(v.string(), v.string()),
+  })),
+  payment: v.variant("method", [
+    v.object({ method: v.literal("card"), brand: v.string(), last4: v.string(), expMonth: vInt }),
+    v.object({ method: v.literal("invoice"), dueDays: vInt }),
+  ]),
+  shipping: v.object({ carrier: v.string(), tracking: v.nullable(v.string()), address: vAddress }),
+  totals: v.object({
+    subtotal: v.number(),
+    tax: v.number(),
+    shipping: v.number(),
+    total: v.number(),
+    currency: v.literal("CHF"),
+  }),
+  note: v.optional(v.string()),
+});
+
+const tNullable = <S extends TSchema>(schema: S) => T.Union([schema, T.Null()]);
+const tAddress = T.Object({
+  line1: T.String(),
+  line2: tNullable(T.String()),
+  city: T.String(),
+  postalCode: T.String(),
+  country: T.Union(["CH", "DE", "FR", "IT", "AT"].map((c) => T.Literal(c))),
+});
+const tOrder = T.Object({
+  id: T.String(),
+  createdAt: T.String(),
+  status: T.Union(["pending", "paid", "shipped", "cancelled"].map((c) => T.Literal(c))),
+  customer: T.Object({
+    id: T.Integer(),
+    name: T.String(),
+    email: T.String(),
+    vip: T.Boolean(),
+    address: tAddress,
+    tags: T.Array(T.String()),
+  }),
+  items: T.Array(T.Object({
+    sku: T.String(),
+    name: T.String(),
+    quantity: T.Integer(),
+    unitPrice: T.Number(),
+    discount: tNullable(T.Number()),
+    attributes: T.Record(T.String(), T.String()),
+  })),
+  payment: T.Union([
+    T.Object({
+      method: T.Literal("card"),
+      brand: T.String(),
+      last4: T.String(),
+      expMonth: T.Integer(),
+    }),
+    T.Object({ method: T.Literal("invoice"), dueDays: T.Integer() }),
+  ]),
+  shipping: T.Object({ carrier: T.String(), tracking: tNullable(T.String()), address: tAddress }),
+  totals: T.Object({
+    subtotal: T.Number(),
+    tax: T.Number(),
+    shipping: T.Number(),
+    total: T.Number(),
+    currency: T.Literal("CHF"),
+  }),
+  note: T.Optional(T.String()),
+});
+const tEvents = T.Array(T.Object({
+  ts: T.Integer(),
+  level: T.Union(["debug", "info", "warn", "error"].map((c) => T.Literal(c))),
+  message: T.String(),
+  user: tNullable(T.Object({ id: T.Integer(), name: T.String() })),
+  durationMs: T.Number(),
+  tags: T.Array(T.String()),
+}));
+const tOrderCheck = TypeCompiler.Compile(tOrder);
+const tEventsCheck = TypeCompiler.Compile(tEvents);
+const fjsOrder = fastJson(tOrder);
+
+// 3. Every contender must accept the documents (and agree) before anything is timed.
+const decoder = new TextDecoder();
+const parse = (bytes: Uint8Array): unknown => JSON.parse(decoder.decode(bytes));
+function must(ok: boolean, what: string): void {
+  if (!ok) throw new Error(`${what} rejects the benchmark document`);
+}
+must(json.decode(ORDER_BYTES, Order).ok, "weft");
+must(zOrder.safeParse(parse(ORDER_BYTES)).success, "zod");
+must(v.safeParse(vOrder, parse(ORDER_BYTES)).success, "valibot");
+must(tOrderCheck.Check(parse(ORDER_BYTES)), "TypeBox");
+must(json.decode(EVENTS_BYTES, Events).ok, "weft (1 MiB)");
+must(zEvents.safeParse(parse(EVENTS_BYTES)).success, "zod (1 MiB)");
+must(tEventsCheck.Check(parse(EVENTS_BYTES)), "TypeBox (1 MiB)");
+
+// A database row carries a member the response schema must not write.
+const ROW = { ...ORDER, customer: { ...ORDER.customer, passwordHash: "$argon2id$v=19$m=65536" } };
+must(json.encode(ROW, Order) === JSON.stringify(ORDER), "weft encode");
+must(!json.encode(ROW, Order).includes("argon2"), "weft encode (leak)");
+must(JSON.parse(fjsOrder(ROW)).customer.passwordHash === undefined, "fast-json-stringify");
+console.log(`order: ${ORDER_BYTES.length} bytes, events: ${EVENTS_BYTES.length} bytes`);
+
+// 4. The groups
+let sink: unknown;
+const g1 = "decode 2 KiB (Uint8Array → validated value)";
+Deno.bench({ group: g1, name: "TextDecoder + JSON.parse (floor)", baseline: true }, () => {
+  sink = parse(ORDER_BYTES);
+});
+Deno.bench({ group: g1, name: "weft json.decode" }, () => {
+  sink = json.decode(ORDER_BYTES, Order);
+});
+Deno.bench({ group: g1, name: "floor + TypeBox compiled Check" }, () => {
+  sink = tOrderCheck.Check(parse(ORDER_BYTES));
+});
+Deno.bench({ group: g1, name: "floor + zod 4 safeParse" }, () => {
+  sink = zOrder.safeParse(parse(ORDER_BYTES));
+});
+Deno.bench({ group: g1, name: "floor + valibot safeParse" }, () => {
+  sink = v.safeParse(vOrder, parse(ORDER_BYTES));
+});
+
+const g2 = "decode 1 MiB array of events";
+Deno.bench({ group: g2, name: "TextDecoder + JSON.parse (floor)", baseline: true }, () => {
+  sink = parse(EVENTS_BYTES);
+});
+Deno.bench({ group: g2, name: "weft json.decode" }, () => {
+  sink = json.decode(EVENTS_BYTES, Events);
+});
+Deno.bench({ group: g2, name: "floor + TypeBox compiled Check" }, () => {
+  sink = tEventsCheck.Check(parse(EVENTS_BYTES));
+});
+Deno.bench({ group: g2, name: "floor + zod 4 safeParse" }, () => {
+  sink = zEvents.safeParse(parse(EVENTS_BYTES));
+});
+
+const g3 = "encode the order with a schema";
+Deno.bench(
+  { group: g3, name: "JSON.stringify (floor, writes every member)", baseline: true },
+  () => {
+    sink = JSON.stringify(ROW);
+  },
+);
+Deno.bench({ group: g3, name: "weft json.encode, row with an extra member" }, () => {
+  sink = json.encode(ROW, Order);
+});
+Deno.bench({ group: g3, name: "weft json.encode, exactly the schema's members" }, () => {
+  sink = json.encode(ORDER, Order);
+});
+Deno.bench({ group: g3, name: "fast-json-stringify" }, () => {
+  sink = fjsOrder(ROW);
+});
+
+globalThis.addEventListener("unload", () => {
+  if (sink === Symbol.for("never")) console.log(sink);
+});

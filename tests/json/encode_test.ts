@@ -1,0 +1,164 @@
+import assert from "node:assert/strict";
+import { type Infer, json, schema as s } from "../../lib/json/mod.ts";
+
+const User = s.object({
+  id: s.integer(),
+  name: s.string(),
+  email: s.optional(s.string()),
+  roles: s.array(s.enum(["admin", "user"])),
+  address: s.nullable(s.object({ city: s.string() })),
+});
+
+Deno.test("json.encode() without a schema writes what JSON.stringify writes", () => {
+  const value = { a: [1, "x", null, true], b: { c: 1.5 } };
+  assert.equal(json.encode(value), JSON.stringify(value));
+  assert.equal(json.encode("é"), '"é"');
+  assert.throws(() => json.encode(undefined), TypeError);
+  assert.throws(() => json.encode(() => 1), TypeError);
+});
+
+Deno.test("json.encode() with a schema never writes a member the schema does not name", () => {
+  const row: Infer<typeof User> & { passwordHash: string } = {
+    id: 1,
+    name: "Ada",
+    passwordHash: "$argon2id$secret",
+    roles: ["admin"],
+    address: { city: "Bern", passwordHash: "nested secret" } as { city: string },
+  };
+  const text = json.encode(row, User);
+  assert.doesNotMatch(text, /secret|passwordHash/);
+  assert.deepEqual(JSON.parse(text), {
+    id: 1,
+    name: "Ada",
+    roles: ["admin"],
+    address: { city: "Bern" },
+  });
+  assert.equal(row.passwordHash, "$argon2id$secret"); // the input is untouched
+});
+
+Deno.test("json.encode() writes members in shape order and omits absent optional ones", () => {
+  const value = { roles: [], address: null, name: "B", id: 2 };
+  assert.equal(json.encode(value, User), '{"id":2,"name":"B","roles":[],"address":null}');
+  const withEmail = { ...value, email: "b@example.com" };
+  assert.equal(
+    json.encode(withEmail, User),
+    '{"id":2,"name":"B","email":"b@example.com","roles":[],"address":null}',
+  );
+  const undefinedEmail = { ...value, email: undefined };
+  assert.equal(json.encode(undefinedEmail, User), '{"id":2,"name":"B","roles":[],"address":null}');
+});
+
+Deno.test("json.encode() returns JSON.stringify's text when the value holds exactly the schema", () => {
+  const value: Infer<typeof User> = {
+    id: 3,
+    name: "C",
+    email: "c@x",
+    roles: ["user"],
+    address: { city: "Z" },
+  };
+  assert.equal(json.encode(value, User), JSON.stringify(value));
+});
+
+Deno.test("json.encode() throws a TypeError naming the first mismatch", () => {
+  const bad = { id: 1.5, name: "x", roles: [], address: null };
+  assert.throws(() => json.encode(bad as never, User), {
+    name: "TypeError",
+    message: "Cannot encode the value: Expected integer at $.id, got the number 1.5",
+  });
+  assert.throws(() => json.encode({ id: 1, roles: [], address: null } as never, User), {
+    message: 'Cannot encode the value: Missing required field "name" at $.name',
+  });
+  assert.throws(() => json.encode(Number.NaN, s.number()), TypeError);
+  assert.throws(() => json.encode(Infinity, s.number()), TypeError);
+  assert.throws(() => json.encode("admin!" as never, s.enum(["admin"])), TypeError);
+  assert.throws(() => json.encode(new Date() as never, s.string()), TypeError);
+});
+
+Deno.test("json.encode() writes records, unions, nullable and any values", () => {
+  const Shape = s.union("kind", [
+    s.object({ kind: s.literal("circle"), r: s.number() }),
+    s.object({ kind: s.literal("square"), side: s.number() }),
+  ]);
+  assert.equal(
+    json.encode({ kind: "square", side: 2, r: 9 } as never, Shape),
+    '{"kind":"square","side":2}',
+  );
+  assert.throws(() => json.encode({ kind: "star" } as never, Shape), TypeError);
+  const Scores = s.record(s.object({ n: s.integer() }));
+  const scores = { a: { n: 1, x: 0 }, b: { n: 2 } };
+  assert.equal(json.encode(scores, Scores), '{"a":{"n":1},"b":{"n":2}}');
+  const Doc = s.object({ meta: s.any(), note: s.nullable(s.string()) });
+  assert.equal(
+    json.encode({ meta: { any: ["thing"] }, note: null }, Doc),
+    '{"meta":{"any":["thing"]},"note":null}',
+  );
+});
+
+Deno.test("json.encode() copies objects that are not plain, ignoring toJSON and methods", () => {
+  class Account {
+    id = 7;
+    secret = "s";
+    toJSON(): unknown {
+      return { leaked: this.secret };
+    }
+    get name(): string {
+      return "from a getter";
+    }
+  }
+  const Public = s.object({ id: s.integer(), name: s.string() });
+  assert.equal(json.encode(new Account() as never, Public), '{"id":7,"name":"from a getter"}');
+});
+
+Deno.test("json.encode() writes a member named __proto__ as a member", () => {
+  const S = s.object({ ["__proto__"]: s.integer(), a: s.integer() });
+  const value = JSON.parse('{"a":1,"__proto__":2,"b":3}');
+  assert.equal(json.encode(value, S), '{"__proto__":2,"a":1}');
+});
+
+Deno.test("json.encode() and json.decode() round-trip a schema's values", () => {
+  const value: Infer<typeof User> = {
+    id: 9,
+    name: 'ü " \n \u2028',
+    roles: ["admin", "user"],
+    address: { city: "€" },
+  };
+  const decoded = json.decode(json.encode(value, User), User);
+  assert.deepEqual(decoded, { ok: true, value });
+});
+
+Deno.test("weft/json uses neither eval nor new Function", async () => {
+  for await (const entry of Deno.readDir(new URL("../../lib/json/", import.meta.url))) {
+    const source = await Deno.readTextFile(
+      new URL(`../../lib/json/${entry.name}`, import.meta.url),
+    );
+    const code = source.replace(/\/\/.*$|\/\*[\s\S]*?\*\//gm, "");
+    assert.doesNotMatch(code, /\beval\s*\(|new\s+Function\b|\bFunction\s*\(/, entry.name);
+  }
+});
+
+Deno.test("json.encode() and json.decode() work where code generation is forbidden", async () => {
+  const mod = new URL("../../lib/json/mod.ts", import.meta.url).href;
+  const script = `
+    import { json, schema as s } from ${JSON.stringify(mod)};
+    let blocked = false;
+    try { new Function("return 1"); } catch { blocked = true; }
+    const S = s.object({ a: s.array(s.object({ b: s.string() })) });
+    const decoded = json.decode('{"a":[{"b":"x","c":1}]}', S);
+    console.log(JSON.stringify({ blocked, decoded: decoded.ok, text: json.encode({ a: [{ b: "x", c: 1 }] }, S) }));
+  `;
+  const file = await Deno.makeTempFile({ suffix: ".ts" });
+  try {
+    await Deno.writeTextFile(file, script);
+    const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "--no-check", "--v8-flags=--disallow-code-generation-from-strings", file],
+    }).output();
+    assert.equal(code, 0, new TextDecoder().decode(stderr));
+    assert.deepEqual(JSON.parse(new TextDecoder().decode(stdout)), {
+      blocked: true,
+      decoded: true,
+      text: '{"a":[{"b":"x"}]}',
+    });
+  } finally {
+    await Deno.remove(file);
+  }
+});
