@@ -64,3 +64,13 @@ export {
   type JsonValue,
   schema,
 } from "./lib/json/mod.ts";
+export {
+  acceptKey,
+  websocket,
+  type WebSocketConnection,
+  type WebSocketFrame,
+  type WebSocketHandlers,
+  type WebSocketMiddleware,
+  type WebSocketOptions,
+  type WebSocketState,
+} from "./lib/middleware/websocket.ts";

@@ -5,8 +5,10 @@
  * @module
  */
 import type {
+  ConnInfo,
   FetchFunction,
   FileStat,
+  OpenFile,
   Runtime,
   RuntimeFs,
   RuntimeServeOptions,
@@ -105,83 +107,260 @@ export const fs: RuntimeFs = {
       },
     };
   },
+  open,
 };
 
-/** Starts `Deno.serve`. */
-export function serve(fetch: FetchFunction, options: RuntimeServeOptions): RuntimeServer {
-  const tls = options.cert !== undefined && options.key !== undefined
-    ? { cert: options.cert, key: options.key }
-    : {};
-  const server = Deno.serve({
-    port: options.port,
-    hostname: options.hostname,
-    signal: options.signal,
-    onListen: options.onListen ?? (() => {}),
-    onError: options.onError,
-    ...tls,
-  }, (request, info) => fetch(request, { remoteAddr: info.remoteAddr }));
-  const addr = server.addr as Deno.NetAddr;
+const CHUNK_SIZE = 65_536;
+
+// A file opened with Deno.open: positional reads through a tracked cursor (a seek only when
+// the position jumps), and streams that Deno.serve sends from Rust when they run to the end.
+function openFile(file: Deno.FsFile, stat: FileStat): OpenFile {
+  let cursor = 0;
+  let closed = false;
+  let owned = false; // handed to a stream, which closes it
+  function close(): void {
+    if (closed) return;
+    closed = true;
+    try {
+      file.close();
+    } catch {
+      // already closed by a stream that ran to its end
+    }
+  }
   return {
-    addr: { hostname: addr.hostname, port: addr.port },
-    finished: server.finished,
-    async shutdown() {
-      await server.shutdown();
+    stat,
+    async read(buffer, position) {
+      if (position !== cursor) await file.seek(position, Deno.SeekMode.Start);
+      const n = (await file.read(buffer)) ?? 0;
+      cursor = position + n;
+      return n;
+    },
+    async stream(start, end) {
+      if (owned) throw new TypeError("Cannot stream the file: it is already being streamed");
+      owned = true;
+      if (start !== cursor) await file.seek(start, Deno.SeekMode.Start);
+      // 1. to the end of the file: the resource-backed stream, which Deno.serve pipes in Rust
+      //    (a file that grew is cut at Content-Length by the server)
+      if (end + 1 >= stat.size) {
+        closed = true; // the readable closes the file at its end or on cancel
+        return file.readable;
+      }
+      // 2. a bounded range: pull chunks until `remaining` bytes went out
+      let remaining = end - start + 1;
+      return new ReadableStream<Uint8Array>({
+        type: "bytes",
+        async pull(controller) {
+          const buffer = new Uint8Array(Math.min(remaining, CHUNK_SIZE));
+          let n: number | null;
+          try {
+            n = await file.read(buffer);
+          } catch (error) {
+            close();
+            throw error;
+          }
+          if (n === null || n === 0) {
+            close();
+            controller.close();
+            return;
+          }
+          remaining -= n;
+          controller.enqueue(buffer.subarray(0, n));
+          if (remaining <= 0) {
+            close();
+            controller.close();
+          }
+        },
+        cancel() {
+          close();
+        },
+      });
+    },
+    close() {
+      if (!owned) close();
     },
   };
 }
 
-/** Upgrades with `Deno.upgradeWebSocket`. */
+/** Opens a file for asynchronous reads with the `fstat` of the open file. */
+async function open(path: string): Promise<OpenFile | null> {
+  let file: Deno.FsFile;
+  try {
+    file = await Deno.open(path, { read: true });
+  } catch {
+    return null;
+  }
+  try {
+    return openFile(file, toStat(await file.stat()));
+  } catch {
+    file.close();
+    return null;
+  }
+}
+
+// The WebSockets a server upgraded, each as the function that closes it with 1001.
+interface OpenSockets {
+  closing: boolean;
+  readonly closers: Set<() => void>;
+}
+
+// serve() hands every request a ConnInfo that carries its server's sockets under this key, so
+// upgradeWebSocket() finds them through `ctx.info` (a WeakMap keyed by request would cost
+// ~0.7 µs per request in GC work; a property on an object made anyway costs nothing).
+const SOCKETS: unique symbol = Symbol("weft.sockets");
+
+interface ServedInfo extends ConnInfo {
+  readonly [SOCKETS]: OpenSockets;
+}
+
+const SHUTDOWN_REASON = "Server shutting down";
+
+/**
+ * Starts `Deno.serve`. `shutdown()` and the abort signal first close every WebSocket the server
+ * upgraded with 1001, then let `Deno.serve` finish the in-flight requests. The signal is not
+ * handed to `Deno.serve`: on abort, Deno 2.9 sends open WebSockets a close frame with code 1005,
+ * which RFC 6455 §7.4.1 forbids on the wire (the npm `ws` client fails with "invalid status
+ * code 1005").
+ */
+export function serve(fetch: FetchFunction, options: RuntimeServeOptions): RuntimeServer {
+  const tls = options.cert !== undefined && options.key !== undefined
+    ? { cert: options.cert, key: options.key }
+    : {};
+  const open: OpenSockets = { closing: false, closers: new Set() };
+  const server = Deno.serve({
+    port: options.port,
+    hostname: options.hostname,
+    onListen: options.onListen ?? (() => {}),
+    onError: options.onError,
+    ...tls,
+  }, (request, info) => {
+    const served: ServedInfo = { remoteAddr: info.remoteAddr, [SOCKETS]: open };
+    return fetch(request, served);
+  });
+  let stopping: Promise<void> | undefined;
+  function shutdown(): Promise<void> {
+    return stopping ??= (() => {
+      open.closing = true;
+      for (const close of open.closers) close();
+      return server.shutdown();
+    })();
+  }
+  const signal = options.signal;
+  if (signal !== undefined) {
+    if (signal.aborted) shutdown();
+    else {
+      const onAbort = () => void shutdown();
+      signal.addEventListener("abort", onAbort, { once: true });
+      server.finished.then(() => signal.removeEventListener("abort", onAbort), () => {});
+    }
+  }
+  const addr = server.addr as Deno.NetAddr;
+  return {
+    addr: { hostname: addr.hostname, port: addr.port },
+    finished: server.finished,
+    shutdown,
+  };
+}
+
+// Whether a string is longer than `max` bytes once encoded as UTF-8, without encoding it.
+function exceedsUtf8(text: string, max: number): boolean {
+  const length = text.length;
+  if (length > max) return true; // every UTF-16 code unit takes at least one byte
+  if (length * 3 <= max) return false; // and at most three
+  let bytes = 0;
+  for (let i = 0; i < length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) bytes += 1;
+    else if (c < 0x800) bytes += 2;
+    else if (c >= 0xd800 && c <= 0xdbff) {
+      bytes += 4; // a surrogate pair: one four-byte sequence
+      i++;
+    } else bytes += 3;
+    if (bytes > max) return true;
+  }
+  return false;
+}
+
+/**
+ * Upgrades with `Deno.upgradeWebSocket`. What Deno does itself, before Weft sees anything:
+ * it reassembles fragmented messages without a limit on their total size, refuses a single
+ * frame over 64 MiB by dropping the connection ("Frame too large"), answers pings and hides
+ * pings and pongs, and drops the connection without a close frame on a text message that is
+ * not valid UTF-8 (the peer sees 1006, not 1007). `maxMessageBytes` is therefore checked once
+ * a whole message has arrived.
+ */
 export function upgradeWebSocket(
   request: Request,
   options: RuntimeUpgradeOptions,
   events: (socket: RuntimeSocket) => RuntimeSocketEvents,
 ): Response {
+  // The protocol goes into the 101 here, not through Deno: Deno splits the client's list on
+  // ", " only, and throws for "json" offered as "xml,json" (RFC 9110 §5.6.1 allows no space).
   const { socket, response } = Deno.upgradeWebSocket(request, {
-    protocol: options.protocol,
     idleTimeout: options.idleTimeout ?? 0,
   });
+  if (options.protocol) response.headers.set("sec-websocket-protocol", options.protocol);
   socket.binaryType = "arraybuffer";
+  const open = (options.info as Partial<ServedInfo> | undefined)?.[SOCKETS];
+  // The code and reason of the close frame the server sent, which onClose reports: Deno's close
+  // event carries 1005 for a handshake the server started, whatever the peer answered.
+  let sent: [number, string] | undefined;
   const wrapped: RuntimeSocket = {
     send(data) {
       if (socket.readyState === WebSocket.OPEN) socket.send(data);
     },
     close(code, reason) {
-      if (socket.readyState === WebSocket.OPEN || socket.readyState === WebSocket.CONNECTING) {
-        socket.close(code, reason);
-      }
+      if (sent !== undefined || socket.readyState !== WebSocket.OPEN) return;
+      sent = [code ?? 1005, reason ?? ""];
+      socket.close(code, reason);
     },
     ping() {
       return false; // Deno answers pings itself and exposes no ping API.
     },
-    get protocol() {
-      return socket.protocol;
-    },
+    // Deno leaves the server side's `socket.protocol` empty; the 101 carries this one.
+    protocol: options.protocol ?? "",
   };
+  const closeForShutdown = () => wrapped.close(1001, SHUTDOWN_REASON);
   const handlers = events(wrapped);
   const max = options.maxMessageBytes;
-  socket.onopen = () => handlers.onOpen();
+  socket.onopen = () => {
+    open?.closers.add(closeForShutdown);
+    handlers.onOpen();
+    if (open?.closing) closeForShutdown(); // upgraded while the server was shutting down
+  };
   socket.onmessage = (event) => {
+    if (sent !== undefined) return;
     const data = event.data;
     if (typeof data === "string") {
-      // A UTF-16 length bounds the UTF-8 length from below; encode only when it may matter.
-      if (data.length * 3 > max && new TextEncoder().encode(data).byteLength > max) {
-        wrapped.close(1009, "Message too big");
-        return;
-      }
-      handlers.onText(data);
+      if (exceedsUtf8(data, max)) wrapped.close(1009, "Message too big");
+      else handlers.onText(data);
     } else {
       const bytes = new Uint8Array(data as ArrayBuffer);
-      if (bytes.byteLength > max) {
-        wrapped.close(1009, "Message too big");
-        return;
-      }
-      handlers.onBinary(bytes);
+      if (bytes.byteLength > max) wrapped.close(1009, "Message too big");
+      else handlers.onBinary(bytes);
     }
   };
-  socket.onclose = (event) => handlers.onClose(event.code, event.reason);
-  socket.onerror = (event) => handlers.onError((event as ErrorEvent).error ?? event);
+  let closed = false;
+  socket.onclose = (event) => {
+    // Deno's idle timeout dispatches a second close event after its own.
+    if (closed) return;
+    closed = true;
+    open?.closers.delete(closeForShutdown);
+    if (sent !== undefined) handlers.onClose(sent[0], sent[1], false);
+    // A close frame from the peer: Deno echoes it and reports its code (1005 when it had none).
+    else if (event.wasClean && event.code >= 1000) handlers.onClose(event.code, event.reason, true);
+    // Deno's own idle timeout: it sent 1001 ("No response from ping frame.").
+    else if (event.code >= 1000) handlers.onClose(event.code, event.reason, false);
+    else handlers.onClose(1006, "", false); // dropped: an error, invalid UTF-8, a lost peer
+  };
+  socket.onerror = (event) => {
+    const error = (event as ErrorEvent).error;
+    handlers.onError(error ?? new Error((event as ErrorEvent).message ?? "WebSocket error"));
+  };
   if (options.headers) {
-    for (const [name, value] of options.headers) response.headers.set(name, value);
+    for (const [name, value] of options.headers) {
+      if (name === "set-cookie") response.headers.append(name, value);
+      else response.headers.set(name, value);
+    }
   }
   return response;
 }

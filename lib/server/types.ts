@@ -36,7 +36,7 @@ export interface RuntimeServeOptions {
   cert?: string;
   /** PEM private key for `cert`. */
   key?: string;
-  /** Aborting it shuts the server down gracefully. */
+  /** Aborting it shuts the server down gracefully, as {@linkcode RuntimeServer.shutdown} does. */
   signal?: AbortSignal;
   /** Called once the server listens. */
   onListen?: (addr: ServerAddr) => void;
@@ -50,7 +50,11 @@ export interface RuntimeServer {
   readonly addr: ServerAddr;
   /** Settles when the server has closed. */
   readonly finished: Promise<void>;
-  /** Stops accepting connections and resolves once in-flight requests have finished. */
+  /**
+   * Stops accepting connections, closes every WebSocket this server upgraded with 1001 ("Server
+   * shutting down"; their `onClose` reports that code, not the peer's answer) and resolves once
+   * in-flight requests have finished.
+   */
   shutdown(): Promise<void>;
 }
 
@@ -79,6 +83,26 @@ export interface SyncFile {
   close(): void;
 }
 
+/**
+ * A file opened for asynchronous reads, with the metadata of the open file itself (`fstat`),
+ * so that the validators sent match the bytes read even if the path is replaced meanwhile.
+ */
+export interface OpenFile {
+  /** Metadata of the open file (not of whatever the path names now). */
+  readonly stat: FileStat;
+  /** Reads into `buffer` from byte `position`; resolves with the number of bytes read (0 at end). */
+  read(buffer: Uint8Array, position: number): Promise<number>;
+  /**
+   * Streams bytes `start` to `end` inclusive, never the whole file in memory, and closes the
+   * file when the stream ends or is cancelled. Call it at most once; the stream owns the file
+   * afterwards. A range that runs to the end of the file may be handed to the server as the
+   * file itself (Deno sends it from Rust); a server given a `Content-Length` sends no more.
+   */
+  stream(start: number, end: number): Promise<ReadableStream<Uint8Array>>;
+  /** Closes the file; safe to call twice, and after {@linkcode OpenFile.stream}. */
+  close(): void;
+}
+
 /** The file-system calls of the runtime interface. Paths are native paths. */
 export interface RuntimeFs {
   /** Stats a path, following symlinks; `null` when it does not exist or cannot be read. */
@@ -95,25 +119,48 @@ export interface RuntimeFs {
   readFile(path: string): Promise<Uint8Array>;
   /** Opens a file for synchronous positional reads. */
   openSync(path: string): SyncFile;
+  /**
+   * Opens a file for asynchronous reads; `null` when it does not exist or cannot be read.
+   * Opening a FIFO blocks until a writer appears, so call it only for paths that
+   * {@linkcode RuntimeFs.stat} reported as regular files.
+   */
+  open(path: string): Promise<OpenFile | null>;
 }
 
 /** Options for a WebSocket upgrade at the runtime level. */
 export interface RuntimeUpgradeOptions {
-  /** The negotiated subprotocol, if any. */
+  /** The negotiated subprotocol (one the client offered), if any. */
   protocol?: string;
-  /** Largest message in bytes; larger ones close the socket with 1009. */
+  /**
+   * Largest message in bytes (the whole message, all fragments together); a larger one closes
+   * the socket with 1009 and is never delivered.
+   */
   maxMessageBytes: number;
-  /** Seconds of silence before the runtime closes the socket; 0 disables it. */
+  /**
+   * Seconds without any frame from the peer before the socket is closed: the runtime pings the
+   * peer after half of it and closes the socket when nothing arrived for the whole of it; 0
+   * disables it.
+   */
   idleTimeout?: number;
   /** Extra headers for the 101 response (set by middleware before the upgrade). */
   headers?: Headers;
+  /**
+   * The connection info that the adapter's `serve()` handed to the fetch function with this
+   * request (`ctx.info`). The adapter uses it to find the server the request arrived on, so that
+   * that server's `shutdown()` closes the socket with 1001. Absent (or not from `serve()`): the
+   * socket belongs to no server.
+   */
+  info?: ConnInfo;
 }
 
 /** A server-side WebSocket as the runtime exposes it. */
 export interface RuntimeSocket {
-  /** Sends a text or binary message. */
+  /** Sends a text or binary message; does nothing unless the socket is open. */
   send(data: string | Uint8Array): void;
-  /** Starts the closing handshake. */
+  /**
+   * Starts the closing handshake with this code and reason (validated by the caller); only the
+   * first call has an effect, and it is the code and reason `onClose` then reports.
+   */
   close(code?: number, reason?: string): void;
   /** Sends a ping where the runtime allows it; returns false where it does not. */
   ping(): boolean;
@@ -121,14 +168,30 @@ export interface RuntimeSocket {
   readonly protocol: string;
 }
 
-/** Events a runtime socket reports. */
+/**
+ * Events a runtime socket reports, in the order they happen; each is called synchronously by
+ * the runtime and must not throw.
+ */
 export interface RuntimeSocketEvents {
+  /** The 101 response went out; the socket is open. */
   onOpen(): void;
+  /** A whole text message (valid UTF-8; at most `maxMessageBytes` bytes once encoded). */
   onText(text: string): void;
+  /** A whole binary message (at most `maxMessageBytes` bytes). */
   onBinary(data: Uint8Array): void;
+  /** A ping arrived (the runtime answers it); never called where the runtime hides pings. */
   onPing(): void;
+  /** A pong arrived; never called where the runtime hides pongs. */
   onPong(): void;
-  onClose(code: number, reason: string): void;
+  /**
+   * The socket closed; called exactly once, last. `byPeer` is true when the peer started the
+   * closing handshake: `code` and `reason` are then those of its close frame (1005 when it had
+   * no code). Otherwise they are the ones the server sent (the argument of `close()`, 1009 for
+   * an over-size message, 1001 on shutdown or an idle timeout), or 1006 when the connection
+   * ended without a closing handshake (a protocol error, invalid UTF-8, a dropped connection).
+   */
+  onClose(code: number, reason: string, byPeer: boolean): void;
+  /** The runtime failed the connection (before `onClose`); for reporting only. */
   onError(error: unknown): void;
 }
 

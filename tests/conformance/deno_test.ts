@@ -2,6 +2,7 @@
 import * as weft from "../../mod.ts";
 import * as wsgi from "../../wsgi/mod.ts";
 import { middlewareCases } from "./middleware_cases.ts";
+import { websocketCases } from "./websocket_cases.ts";
 import { cases, conformanceApp, CURL_FLAGS, type Env, parseCurl } from "./suite.ts";
 
 const fixtures = new URL("../fixtures/tls/", import.meta.url);
@@ -35,7 +36,7 @@ Deno.test("conformance on Deno", async (t) => {
     fetchTls: (url, init) => fetch(url, { ...init, client }),
   };
   try {
-    for (const [name, run] of Object.entries({ ...cases, ...middlewareCases })) {
+    for (const [name, run] of Object.entries({ ...cases, ...middlewareCases, ...websocketCases })) {
       await t.step(name, () => run(env));
     }
   } finally {

@@ -1,0 +1,264 @@
+/**
+ * `websocket()`: WebSocket upgrades (RFC 6455) as a middleware or a route handler, and
+ * `acceptKey()`, the handshake's `Sec-WebSocket-Accept` computation.
+ *
+ * @module
+ */
+import type { Context } from "../context.ts";
+import { problem } from "../http/problem.ts";
+import { upgradeWebSocket } from "../server/deno.ts";
+import type { Next } from "../types.ts";
+import { isToken } from "./_headers.ts";
+import { Connection } from "./_ws_connection.ts";
+import { checkHandshake, upgradeRequired } from "./_ws_handshake.ts";
+
+/**
+ * A message or control frame as handlers receive it. Messages are whole (fragments are joined
+ * before delivery). `ping` and `pong` arrive only where the runtime surfaces them (Node; Deno
+ * answers pings itself and reports neither). `close` is the peer's close frame when the peer
+ * started the closing handshake (`code` 1005 when the frame carried none); `onClose` follows.
+ */
+export type WebSocketFrame =
+  | { type: "text"; text: string }
+  | { type: "binary"; data: Uint8Array }
+  | { type: "ping" }
+  | { type: "pong" }
+  | { type: "close"; code: number; reason: string };
+
+/** Where a connection is in its life. */
+export type WebSocketState = "connecting" | "open" | "closing" | "closed";
+
+/** An upgraded WebSocket, as handlers see it. */
+export interface WebSocketConnection {
+  /** The context of the upgrade request: params, `ctx.user` from auth, entries. */
+  readonly ctx: Context;
+  /** The negotiated subprotocol; `""` when none. */
+  readonly protocol: string;
+  /** `"open"` from `onOpen` until `close()` is called or the peer closes. */
+  readonly readyState: WebSocketState;
+  /**
+   * Sends a text (string) or binary (bytes) message; does nothing unless the socket is open.
+   *
+   * @param data The message.
+   */
+  send(data: string | Uint8Array): void;
+  /**
+   * Starts the closing handshake; does nothing unless the socket is open.
+   *
+   * @param code A close code an endpoint may send: 1000-1003, 1007-1014 or 3000-4999.
+   * @param reason At most 123 bytes of UTF-8.
+   * @throws {RangeError} For another code or a longer reason.
+   */
+  close(code?: number, reason?: string): void;
+  /**
+   * Sends a ping.
+   *
+   * @returns Whether a ping went out: false on Deno (it pings on its own, see `idleTimeout`,
+   * and exposes no ping API) and when the socket is not open.
+   */
+  ping(): boolean;
+}
+
+/**
+ * What a WebSocket route does. Every handler is optional and may return a promise; calls on
+ * one connection never overlap and come in order (`onOpen`, the messages, `onClose`), so an
+ * async `onMessage` sees messages in the order they arrived.
+ */
+export interface WebSocketHandlers {
+  /** The 101 response went out; `socket.send()` works from here on. */
+  onOpen?(socket: WebSocketConnection): void | Promise<void>;
+  /** A whole message, or a control frame (see {@linkcode WebSocketFrame}). */
+  onMessage?(socket: WebSocketConnection, frame: WebSocketFrame): void | Promise<void>;
+  /**
+   * The connection is closed; called once. `code` is the peer's when it started the closing
+   * handshake, the server's own when the server did (the argument of `close()`, 1009 for an
+   * over-size message, 1011 after a handler threw, 1001 on shutdown or an idle timeout), or
+   * 1006 when the connection ended without one (a protocol error, invalid UTF-8 on Deno, a lost
+   * peer).
+   */
+  onClose?(socket: WebSocketConnection, code: number, reason: string): void | Promise<void>;
+  /**
+   * A handler threw (the socket then closes with 1011), or the runtime failed the connection
+   * because the peer broke the protocol. Without `onError`, handler errors go to the app's error
+   * reporter (`console.error` by default) and protocol errors are dropped.
+   */
+  onError?(socket: WebSocketConnection, error: unknown): void | Promise<void>;
+}
+
+/** Options of {@linkcode websocket}. */
+export interface WebSocketOptions {
+  /**
+   * The largest message, in bytes (a text message counts its UTF-8 bytes, all fragments
+   * together). A larger one is never delivered: the socket closes with 1009. On Deno the check
+   * runs once the runtime has received the whole message (it accepts frames of up to 64 MiB and
+   * drops the connection beyond); on Node it runs while receiving.
+   *
+   * @default {1048576}
+   */
+  maxMessageBytes?: number;
+  /**
+   * The subprotocols the server speaks, most preferred first. The first one the client offers
+   * in `Sec-WebSocket-Protocol` is chosen; when it offers none of them the connection opens
+   * without a subprotocol (RFC 6455 §4.2.2), and a browser then fails it.
+   *
+   * @default {[]}
+   */
+  protocols?: readonly string[];
+  /**
+   * Seconds without any frame from the client before the server closes the connection (with
+   * 1001): it pings the client after half of it, and any frame, a pong included, restarts the
+   * count. 0 disables it.
+   *
+   * @default {30}
+   */
+  idleTimeout?: number;
+}
+
+/**
+ * A WebSocket endpoint: a middleware (with `next`: requests that are not WebSocket handshakes
+ * pass on) and a route handler (without: they get 426).
+ */
+export type WebSocketMiddleware = (ctx: Context, next?: Next) => Response | Promise<Response>;
+
+/** The default of {@linkcode WebSocketOptions.maxMessageBytes}: 1 MiB. */
+const DEFAULT_MAX_MESSAGE_BYTES = 1_048_576;
+
+const HANDLERS = ["onOpen", "onMessage", "onClose", "onError"] as const;
+
+function fail(detail: string): never {
+  throw new TypeError(`Cannot create websocket(): ${detail}`);
+}
+
+/**
+ * Upgrades WebSocket handshakes (RFC 6455) and runs `handlers` on the connections. The upgrade
+ * request goes through the whole chain like any other, so `logger` records the 101, `auth` can
+ * answer 401 before any upgrade, and headers that middleware set (`ctx.setHeader`, cookies,
+ * `cors`) are sent with the 101. Weft checks the handshake before the runtime sees it, and
+ * every refusal is `application/problem+json`:
+ *
+ * - a method other than GET, no `Upgrade: websocket`, no `Connection: Upgrade`, or a
+ *   `Sec-WebSocket-Key` that is not the base64 encoding of 16 bytes: 400;
+ * - a `Sec-WebSocket-Version` other than 13 (or none): 426 with `Sec-WebSocket-Version: 13`;
+ * - no WebSocket handshake at all: 426 with `Upgrade: websocket` when used as a route handler;
+ *   `next()` when used as a middleware.
+ *
+ * WebSockets stay on HTTP/1.1: over HTTP/2 a request cannot carry `Upgrade`, so it gets 426
+ * (Weft does not implement RFC 8441). Messages are delivered whole. Graceful shutdown of
+ * `serve()` closes open sockets with 1001.
+ *
+ * What Deno decides before Weft sees a message: it joins fragments without a limit on the
+ * total and drops the connection on a single frame over 64 MiB, so `maxMessageBytes` is
+ * enforced once a message has arrived whole; it answers pings itself and reports neither pings
+ * nor pongs, so `ping()` returns false and `ping`/`pong` frames never arrive; and it drops the
+ * connection without a close frame on a text message that is not valid UTF-8 (the client sees
+ * 1006 instead of 1007; `onError` gets "Invalid UTF-8", `onClose` 1006). The Node build closes
+ * with 1007 and 1009 while receiving, and surfaces pings and pongs.
+ *
+ * @param handlers `onOpen`, `onMessage`, `onClose` and `onError`, all optional.
+ * @param options `maxMessageBytes`, `protocols`, `idleTimeout`.
+ * @returns A function that is both a middleware and a route handler.
+ * @throws {TypeError} When a handler is not a function or a protocol is not an HTTP token.
+ * @throws {RangeError} When `maxMessageBytes` is not a positive integer or `idleTimeout` is
+ * negative.
+ *
+ * @example An echo route
+ * ```ts
+ * import { get, router, serve } from "../../mod.ts";
+ * import { websocket } from "./websocket.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const app = router([
+ *   get("/echo", websocket({
+ *     onMessage(socket, frame) {
+ *       if (frame.type === "text") socket.send(`echo: ${frame.text}`);
+ *     },
+ *   })),
+ * ]);
+ * const server = serve(app, { port: 0, hostname: "127.0.0.1", onListen() {} });
+ * const client = new WebSocket(`ws://127.0.0.1:${server.addr.port}/echo`);
+ * client.onopen = () => client.send("hi");
+ * const reply = await new Promise((resolve) => client.onmessage = (event) => resolve(event.data));
+ * assert.equal(reply, "echo: hi");
+ * client.close();
+ * await server.shutdown();
+ *
+ * const plain = await app.fetch(new Request("http://localhost/echo"));
+ * assert.equal(plain.status, 426);
+ * assert.equal(plain.headers.get("upgrade"), "websocket");
+ * ```
+ */
+export function websocket(
+  handlers: WebSocketHandlers,
+  options: WebSocketOptions = {},
+): WebSocketMiddleware {
+  // 1. validate and prepare everything once
+  if (typeof handlers !== "object" || handlers === null) fail("handlers must be an object");
+  for (const name of HANDLERS) {
+    const handler = handlers[name];
+    if (handler !== undefined && typeof handler !== "function") {
+      fail(`${name} must be a function`);
+    }
+  }
+  const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  if (!Number.isSafeInteger(maxMessageBytes) || maxMessageBytes < 1) {
+    throw new RangeError(
+      `Cannot create websocket(): maxMessageBytes ${maxMessageBytes} is not a positive integer`,
+    );
+  }
+  const idleTimeout = options.idleTimeout ?? 30;
+  if (typeof idleTimeout !== "number" || !Number.isFinite(idleTimeout) || idleTimeout < 0) {
+    throw new RangeError(
+      `Cannot create websocket(): idleTimeout ${idleTimeout} is not a non-negative number`,
+    );
+  }
+  const protocols = [...(options.protocols ?? [])];
+  for (const name of protocols) {
+    if (typeof name !== "string" || !isToken(name)) {
+      fail(`protocol ${JSON.stringify(name)} is not an HTTP token`);
+    }
+  }
+
+  return function websocket(ctx: Context, next?: Next): Response | Promise<Response> {
+    // 2. Weft's own handshake check, before the runtime sees the request
+    const handshake = checkHandshake(ctx.req, protocols);
+    if (handshake.kind === "none") return next === undefined ? upgradeRequired() : next();
+    if (handshake.kind === "refused") return handshake.response;
+    // 3. the upgrade: the runtime's 101, which the chain returns like any response
+    const connection = new Connection(ctx, handlers);
+    try {
+      return upgradeWebSocket(ctx.req, {
+        protocol: handshake.protocol,
+        maxMessageBytes,
+        idleTimeout,
+        info: ctx.info,
+      }, (socket) => connection.attach(socket));
+    } catch {
+      // The runtime refused a handshake Weft accepts (a request it cannot upgrade).
+      return problem({ status: 400, detail: "The WebSocket handshake could not be completed" });
+    }
+  };
+}
+
+/** RFC 6455 §1.3: the GUID appended to the key. */
+const GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
+
+/**
+ * Computes `Sec-WebSocket-Accept` for a `Sec-WebSocket-Key` (RFC 6455 §4.2.2 item 5.4): the
+ * base64 encoding of the SHA-1 digest of the key followed by the protocol's GUID. The runtime
+ * answers the handshake itself; this is for clients and tests that speak raw HTTP.
+ *
+ * @param key The client's `Sec-WebSocket-Key`.
+ * @returns The value of `Sec-WebSocket-Accept`.
+ *
+ * @example The RFC 6455 §1.3 example
+ * ```ts
+ * import { acceptKey } from "./websocket.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(await acceptKey("dGhlIHNhbXBsZSBub25jZQ=="), "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=");
+ * ```
+ */
+export async function acceptKey(key: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-1", new TextEncoder().encode(key + GUID));
+  return btoa(String.fromCharCode(...new Uint8Array(digest)));
+}
