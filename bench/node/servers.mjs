@@ -1,0 +1,80 @@
+// The servers the Node load benchmark compares, one per process:
+//   node bench/node/servers.mjs <raw|fastify|hono|weft> <port> [--tls]
+// Each answers GET / with "Hello, World!" and GET /user/:id with a small JSON body; Fastify,
+// Hono and Weft put two no-op middlewares in front. With --tls, raw is node:http2's
+// createSecureServer and Weft serves HTTP/2 over TLS (ALPN).
+import { readFileSync } from "node:fs";
+import * as http from "node:http";
+import * as http2 from "node:http2";
+
+const [kind, portArg] = process.argv.slice(2);
+const port = Number(portArg);
+const tls = process.argv.includes("--tls");
+const fixture = (name) =>
+  readFileSync(new URL(`../../tests/fixtures/tls/${name}`, import.meta.url));
+const ready = () => console.log("ready");
+
+function rawHandler(req, res) {
+  const url = req.url;
+  if (url === "/") {
+    res.writeHead(200, { "content-type": "text/plain;charset=UTF-8" });
+    res.end("Hello, World!");
+  } else if (url.startsWith("/user/")) {
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify({ id: url.slice(6), name: "Ada" }));
+  } else {
+    res.writeHead(404);
+    res.end("Not Found");
+  }
+}
+
+if (kind === "raw") {
+  const server = tls
+    ? http2.createSecureServer({
+      cert: fixture("cert.pem"),
+      key: fixture("key.pem"),
+    }, rawHandler)
+    : http.createServer(rawHandler);
+  server.listen(port, "127.0.0.1", ready);
+} else if (kind === "fastify") {
+  const { default: Fastify } = await import("fastify");
+  const app = Fastify({ logger: false });
+  app.addHook("onRequest", async () => {});
+  app.addHook("onRequest", async () => {});
+  app.get("/", (_request, reply) => {
+    reply.send("Hello, World!");
+  });
+  app.get("/user/:id", (request, reply) => {
+    reply.send({ id: request.params.id, name: "Ada" });
+  });
+  await app.listen({ port, host: "127.0.0.1" });
+  ready();
+} else if (kind === "hono") {
+  const { Hono } = await import("hono");
+  const { serve } = await import("@hono/node-server");
+  const app = new Hono();
+  app.use(async (_c, next) => await next());
+  app.use(async (_c, next) => await next());
+  app.get("/", (c) => c.text("Hello, World!"));
+  app.get("/user/:id", (c) => c.json({ id: c.req.param("id"), name: "Ada" }));
+  serve({ fetch: app.fetch, port, hostname: "127.0.0.1" }, ready);
+} else if (kind === "weft") {
+  const { chain, get, router, serve } = await import("weft");
+  const app = chain(
+    [(_ctx, next) => next(), (_ctx, next) => next()],
+    router([
+      get("/", () => new Response("Hello, World!")),
+      get("/user/:id", (ctx) => ctx.json({ id: ctx.params.id, name: "Ada" })),
+    ]),
+  );
+  const certs = tls
+    ? {
+      cert: fixture("cert.pem").toString(),
+      key: fixture("key.pem").toString(),
+    }
+    : {};
+  serve(app, { port, hostname: "127.0.0.1", onListen: ready, ...certs });
+} else {
+  console.error("usage: servers.mjs <raw|fastify|hono|weft> <port> [--tls]");
+  process.exit(2);
+}

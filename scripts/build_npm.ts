@@ -1,0 +1,298 @@
+// Builds the npm package into npm/ (what dnt did; dnt is JSR-only and unreachable here):
+//
+//   1. stage the published sources into .build/ with every import of lib/server/deno.ts
+//      pointed at lib/server/node.ts (the module mapping), and a deno.json that adds the
+//      template CLI to the graph;
+//   2. `deno pack --no-source-maps`: TS → JS with `.js` specifiers, .d.ts for the public API,
+//      `npm:` specifiers → bare names; type-checks the Node variant of the whole graph;
+//   3. unpack into npm/, drop what no export reaches, add the `weft-templates` bin shim and
+//      write the package.json (exports derived from deno.json's), README and LICENSE;
+//   4. verify: every relative specifier in npm/ resolves to a file, no `.ts`/`npm:`/`jsr:`
+//      specifier is left, and no file of the Deno adapter slipped in.
+//
+//   deno run -A scripts/build_npm.ts
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url)).replace(/\/$/, "");
+const STAGE = join(ROOT, ".build");
+const OUT = join(ROOT, "npm");
+const DENO_ADAPTER = "lib/server/deno.ts";
+const NODE_ADAPTER = "lib/server/node.ts";
+const CLI = "lib/template/cli.ts";
+const CLI_EXPORT = "./_template_cli"; // in the staged deno.json only, so that pack emits it
+const BIN_NAME = "weft-templates";
+const NPM_NAME = "weft";
+const NODE_ENGINE = ">=20.19.0";
+const DESCRIPTION = "A TypeScript web framework on Web-standard Request/Response: a radix-tree " +
+  "router, an onion middleware chain, a typed context and serve() for HTTP/1.1 and HTTP/2 " +
+  "(node:http, node:http2), with a WSGI-convention static middleware and a template compiler";
+// The public repository. There is no git remote in this clone to derive it from.
+const REPOSITORY = "git+https://github.com/weft-framework/weft.git";
+const KEYWORDS = [
+  "web framework",
+  "router",
+  "middleware",
+  "http2",
+  "request",
+  "response",
+  "wsgi",
+];
+
+interface DenoConfig {
+  name: string;
+  version: string;
+  exports: string | Record<string, string>;
+  imports?: Record<string, string>;
+  publish?: { include?: string[]; exclude?: string[] };
+}
+
+async function run(cmd: string, args: string[], cwd: string): Promise<string> {
+  const out = await new Deno.Command(cmd, {
+    args,
+    cwd,
+    stdout: "piped",
+    stderr: "piped",
+  })
+    .output();
+  const text = new TextDecoder().decode(out.stdout) +
+    new TextDecoder().decode(out.stderr);
+  if (!out.success) {
+    throw new Error(`${cmd} ${args.join(" ")} failed:\n${text}`);
+  }
+  return text;
+}
+
+async function* walk(dir: string): AsyncGenerator<string> {
+  for await (const entry of Deno.readDir(dir)) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory) yield* walk(path);
+    else if (entry.isFile) yield path;
+  }
+}
+
+/** The module specifiers of a JS/TS source, comments left out (doc examples import too). */
+export function specifiers(source: string): string[] {
+  const code = source.replace(/\/\*[\s\S]*?\*\//g, "").replace(
+    /^\s*\/\/.*$/gm,
+    "",
+  );
+  const found: string[] = [];
+  const patterns = [
+    /\bfrom\s*["']([^"']+)["']/g,
+    /\bimport\s*\(\s*["']([^"']+)["']\s*\)/g,
+    /^\s*import\s*["']([^"']+)["']/gm,
+  ];
+  for (const pattern of patterns) {
+    for (const match of code.matchAll(pattern)) found.push(match[1]);
+  }
+  return found;
+}
+
+// 1. Stage: copy what deno.json publishes, and point imports of the Deno adapter at Node's.
+async function stage(config: DenoConfig): Promise<void> {
+  await Deno.remove(STAGE, { recursive: true }).catch(() => {});
+  await Deno.mkdir(STAGE, { recursive: true });
+  const include = (config.publish?.include ?? ["mod.ts", "lib/", "README.md", "LICENSE"])
+    .filter((path) => path !== "deno.json");
+  for (const path of include) {
+    const from = join(ROOT, path);
+    const info = await Deno.stat(from);
+    if (info.isDirectory) {
+      for await (const file of walk(from)) await copy(relative(ROOT, file));
+    } else await copy(path);
+  }
+  await copy(NODE_ADAPTER);
+  await Deno.remove(join(STAGE, DENO_ADAPTER)).catch(() => {});
+
+  const exports = typeof config.exports === "string" ? { ".": config.exports } : config.exports;
+  const staged = {
+    name: config.name,
+    version: config.version,
+    exports: { ...exports, [CLI_EXPORT]: `./${CLI}` },
+    imports: config.imports ?? {},
+    nodeModulesDir: "none",
+  };
+  await Deno.writeTextFile(
+    join(STAGE, "deno.json"),
+    JSON.stringify(staged, null, 2) + "\n",
+  );
+}
+
+async function copy(path: string): Promise<void> {
+  const from = join(ROOT, path);
+  const to = join(STAGE, path);
+  await Deno.mkdir(dirname(to), { recursive: true });
+  if (!/\.(ts|tsx|js|mjs)$/.test(path)) {
+    await Deno.copyFile(from, to);
+    return;
+  }
+  const source = await Deno.readTextFile(from);
+  await Deno.writeTextFile(to, mapAdapter(path, source));
+}
+
+/** Rewrites relative specifiers of `path` that name the Deno adapter to the Node adapter. */
+export function mapAdapter(path: string, source: string): string {
+  const base = dirname(join("/", path));
+  return source.replace(
+    /(\bfrom\s*|\bimport\s*\(\s*|^\s*import\s*)(["'])(\.{1,2}\/[^"']+)\2/gm,
+    (whole, lead: string, quote: string, specifier: string) => {
+      if (resolve(base, specifier) !== join("/", DENO_ADAPTER)) return whole;
+      let target = relative(base, join("/", NODE_ADAPTER));
+      if (!target.startsWith(".")) target = `./${target}`;
+      return `${lead}${quote}${target}${quote}`;
+    },
+  );
+}
+
+// 2. Pack.
+async function pack(): Promise<string> {
+  const tarball = join(STAGE, "weft.tgz");
+  const log = await run(Deno.execPath(), [
+    "pack",
+    "--no-source-maps",
+    "--allow-dirty",
+    "--output",
+    tarball,
+  ], STAGE);
+  const untyped = [...log.matchAll(/Could not generate types for '([^']+)'/g)].length;
+  console.log(
+    `deno pack: ${untyped} internal modules without .d.ts (no public type needs them)`,
+  );
+  return tarball;
+}
+
+// 3. Unpack and complete the package.
+async function complete(
+  config: DenoConfig,
+  tarball: string,
+): Promise<string[]> {
+  await Deno.remove(OUT, { recursive: true }).catch(() => {});
+  await Deno.mkdir(OUT, { recursive: true });
+  await run("tar", ["-xzf", tarball, "-C", OUT, "--strip-components=1"], ROOT);
+  const packed = JSON.parse(await Deno.readTextFile(join(OUT, "package.json")));
+
+  // Sources that no export reaches are copied by pack as they are: leave them out.
+  const dropped: string[] = [];
+  for await (const file of walk(OUT)) {
+    if (/\.tsx?$/.test(file) && !file.endsWith(".d.ts")) {
+      dropped.push(relative(OUT, file));
+      await Deno.remove(file);
+    }
+  }
+
+  const exports: Record<string, { types: string; import: string } | string> = {};
+  const declared = typeof config.exports === "string" ? { ".": config.exports } : config.exports;
+  for (const [key, source] of Object.entries(declared)) {
+    const js = source.replace(/\.ts$/, ".js");
+    const types = source.replace(/\.ts$/, ".d.ts");
+    for (const file of [js, types]) {
+      await Deno.stat(join(OUT, file)).catch(() => {
+        throw new Error(
+          `Export "${key}" (${source}): deno pack wrote no ${file}`,
+        );
+      });
+    }
+    exports[key] = { types, import: js };
+  }
+  exports["./package.json"] = "./package.json";
+
+  await Deno.mkdir(join(OUT, "bin"), { recursive: true });
+  const bin = join(OUT, "bin", `${BIN_NAME}.js`);
+  await Deno.writeTextFile(
+    bin,
+    [
+      "#!/usr/bin/env node",
+      "// The weft-templates command: compiles HTML templates into typed TS modules.",
+      'import process from "node:process";',
+      `import { main } from "../${CLI.replace(/\.ts$/, ".js")}";`,
+      "",
+      "process.exitCode = await main(process.argv.slice(2));",
+      "",
+    ].join("\n"),
+  );
+  await Deno.chmod(bin, 0o755);
+
+  const dependencies: Record<string, string> = packed.dependencies ?? {};
+  if (dependencies.ws === undefined) {
+    throw new Error("deno pack found no dependency on ws");
+  }
+  const pkg = {
+    name: NPM_NAME,
+    version: config.version,
+    description: DESCRIPTION,
+    keywords: KEYWORDS,
+    license: "MIT",
+    repository: { type: "git", url: REPOSITORY },
+    homepage: `https://jsr.io/${config.name}`,
+    type: "module",
+    engines: { node: NODE_ENGINE },
+    sideEffects: false,
+    exports,
+    bin: { [BIN_NAME]: `./bin/${BIN_NAME}.js` },
+    dependencies,
+  };
+  await Deno.writeTextFile(
+    join(OUT, "package.json"),
+    JSON.stringify(pkg, null, 2) + "\n",
+  );
+  for (const file of ["README.md", "LICENSE"]) {
+    await Deno.copyFile(join(ROOT, file), join(OUT, file));
+  }
+  return dropped;
+}
+
+// 4. Verify the output's module graph.
+async function verify(): Promise<number> {
+  const problems: string[] = [];
+  let files = 0;
+  for await (const file of walk(OUT)) {
+    if (!/\.(js|d\.ts)$/.test(file)) continue;
+    files++;
+    const name = relative(OUT, file);
+    if (name === "lib/server/deno.js" || name === "lib/server/deno.d.ts") {
+      problems.push(`${name}: the Deno adapter is in the package`);
+    }
+    for (const specifier of specifiers(await Deno.readTextFile(file))) {
+      if (/^(npm|jsr|https?|file):/.test(specifier)) {
+        problems.push(`${name}: unmapped specifier ${specifier}`);
+      } else if (specifier.startsWith(".")) {
+        if (!specifier.endsWith(".js")) {
+          problems.push(`${name}: ${specifier} does not end in .js`);
+        }
+        const target = resolve(dirname(file), specifier);
+        const candidates = file.endsWith(".d.ts")
+          ? [target.replace(/\.js$/, ".d.ts"), target]
+          : [target];
+        const exists = await Promise.any(candidates.map((c) => Deno.stat(c)))
+          .then(
+            () => true,
+            () => false,
+          );
+        if (!exists) problems.push(`${name}: ${specifier} does not resolve`);
+      }
+    }
+  }
+  if (problems.length > 0) {
+    throw new Error(`npm/ is broken:\n  ${problems.join("\n  ")}`);
+  }
+  return files;
+}
+
+if (import.meta.main) {
+  const config: DenoConfig = JSON.parse(
+    await Deno.readTextFile(join(ROOT, "deno.json")),
+  );
+  await stage(config);
+  const tarball = await pack();
+  const dropped = await complete(config, tarball);
+  if (dropped.length > 0) {
+    console.log(
+      `left out (no export reaches them): ${dropped.sort().join(", ")}`,
+    );
+  }
+  const files = await verify();
+  console.log(
+    `npm/: ${NPM_NAME}@${config.version}, ${files} modules and declarations`,
+  );
+}

@@ -1,0 +1,81 @@
+// The Node side of the conformance suite's Env: the npm build imported by its package name,
+// curl through child_process, a TLS-trusting fetch (undici with the test CA, HTTP/2 via ALPN
+// like Deno's fetch) and the `ws` client as env.WebSocket (Node 20 has no global WebSocket).
+import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { Agent, fetch as undiciFetch } from "undici";
+import { WebSocket } from "ws";
+import * as weft from "weft";
+import * as wsgi from "weft/wsgi";
+import {
+  conformanceApp,
+  CURL_FLAGS,
+  type CurlResult,
+  type Env,
+  parseCurl,
+} from "../conformance/suite.ts";
+
+const fixtures = new URL("../fixtures/tls/", import.meta.url);
+export const caFile = fileURLToPath(new URL("cert.pem", fixtures));
+export const cert = readFileSync(caFile, "utf8");
+export const key = readFileSync(new URL("key.pem", fixtures), "utf8");
+
+/** Runs curl with the suite's output flags. */
+export function curl(args: string[]): Promise<CurlResult> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      "curl",
+      [...CURL_FLAGS, ...args],
+      { encoding: "buffer", maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        if (error) {
+          reject(
+            new Error(`curl ${args.join(" ")} failed: ${stderr.toString()}`),
+          );
+        } else resolve(parseCurl(new TextDecoder().decode(stdout)));
+      },
+    );
+  });
+}
+
+const agent = new Agent({ connect: { ca: cert }, allowH2: true });
+
+/** fetch() that trusts the test certificate and speaks HTTP/2 where ALPN offers it. */
+export function fetchTls(url: string, init?: RequestInit): Promise<Response> {
+  return undiciFetch(
+    url,
+    { ...init, dispatcher: agent } as never,
+  ) as unknown as Promise<
+    Response
+  >;
+}
+
+/** The Env plus what the Node runner adds (the ws client). */
+export type NodeEnv = Env & { WebSocket: typeof globalThis.WebSocket };
+
+/** Starts the suite's plain and TLS servers and returns the Env with a stop function. */
+export function startEnv(): { env: NodeEnv; stop(): Promise<void> } {
+  const app = conformanceApp(weft as unknown as Env["weft"]);
+  const quiet = { hostname: "127.0.0.1", port: 0, onListen: () => {} };
+  const plain = weft.serve(app, quiet);
+  const tls = weft.serve(app, { ...quiet, cert, key });
+  const env: NodeEnv = {
+    weft: weft as unknown as Env["weft"],
+    wsgi: wsgi as unknown as Env["wsgi"],
+    http: `http://127.0.0.1:${plain.addr.port}`,
+    https: `https://localhost:${tls.addr.port}`,
+    caFile,
+    cert,
+    key,
+    curl,
+    fetchTls,
+    WebSocket: WebSocket as unknown as typeof globalThis.WebSocket,
+  };
+  return {
+    env,
+    async stop() {
+      await Promise.all([plain.shutdown(), tls.shutdown()]);
+    },
+  };
+}

@@ -1,0 +1,524 @@
+// What lib/server/node.ts does beyond the shared suite: the lazy Request in the hands of code
+// that expects a real one, client aborts, backpressure, limits, graceful shutdown of idle
+// connections, nanosecond mtimes; and Node's side of every flag in runtime_differences.ts,
+// each test named after its flag.
+import { createHash } from "node:crypto";
+import { mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import * as http from "node:http";
+import * as http2 from "node:http2";
+import { connect, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import assert from "node:assert/strict";
+import { describe, test } from "vitest";
+import { WebSocket } from "ws";
+import * as weft from "weft";
+import * as wsgi from "weft/wsgi";
+import { cert, curl, key } from "./env.ts";
+import { RUNTIME_DIFFERENCES, type RuntimeDifferenceName } from "./runtime_differences.ts";
+
+const QUIET = { hostname: "127.0.0.1", port: 0, onListen() {} };
+
+type Served = {
+  addr: { port: number };
+  shutdown(): Promise<void>;
+  finished: Promise<void>;
+};
+
+async function withServer(
+  app: Parameters<typeof weft.serve>[0],
+  fn: (base: string, server: Served) => Promise<void>,
+  tls = false,
+): Promise<void> {
+  const server = weft.serve(app, tls ? { ...QUIET, cert, key } : QUIET);
+  try {
+    await fn(
+      `${tls ? "https://localhost" : "http://127.0.0.1"}:${server.addr.port}`,
+      server,
+    );
+  } finally {
+    await server.shutdown();
+  }
+}
+
+function flag(name: RuntimeDifferenceName): string {
+  assert.ok(RUNTIME_DIFFERENCES[name]);
+  return `[${name}]`;
+}
+
+function rawRequest(port: number, text: string): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ port, host: "127.0.0.1" }, () => {
+      socket.write(text);
+      resolve(socket);
+    });
+    socket.once("error", reject);
+  });
+}
+
+function readUntil(socket: Socket, pattern: RegExp): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let seen = "";
+    const onData = (chunk: Buffer) => {
+      seen += chunk.toString("latin1");
+      if (pattern.test(seen)) {
+        socket.off("data", onData);
+        resolve(seen);
+      }
+    };
+    socket.on("data", onData);
+    socket.once(
+      "close",
+      () => reject(new Error(`closed before ${pattern}: ${seen}`)),
+    );
+  });
+}
+
+function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`Timed out after ${ms} ms: ${what}`)),
+        ms,
+      );
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+describe("requests", () => {
+  test("a request from serve() works with new Request(), clone(), json() and fetch()", async () => {
+    const upstream = weft.serve(
+      weft.router([
+        weft.post(
+          "/up",
+          async (ctx) => ctx.json({ got: await ctx.req.text() }),
+        ),
+      ]),
+      QUIET,
+    );
+    const app = weft.router([
+      weft.post("/copy", async (ctx) => {
+        assert.ok(ctx.req instanceof Request);
+        const copy = new Request(ctx.req, { headers: { "x-copy": "1" } });
+        assert.equal(copy.method, "POST");
+        assert.equal(copy.headers.get("x-copy"), "1");
+        return new Response(`${copy.url} ${await copy.text()}`);
+      }),
+      weft.post("/clone", async (ctx) => {
+        const clone = ctx.req.clone();
+        const [a, b] = await Promise.all([clone.json(), ctx.req.json()]);
+        return ctx.json({ same: JSON.stringify(a) === JSON.stringify(b), a });
+      }),
+      weft.post("/proxy", (ctx) =>
+        fetch(
+          new Request(`http://127.0.0.1:${upstream.addr.port}/up`, ctx.req),
+        )),
+    ]);
+    try {
+      await withServer(app, async (base) => {
+        const copy = await fetch(`${base}/copy?q=1`, {
+          method: "POST",
+          body: "payload",
+        });
+        assert.equal(await copy.text(), `${base}/copy?q=1 payload`);
+        const clone = await fetch(`${base}/clone`, {
+          method: "POST",
+          body: '{"n":1}',
+        });
+        assert.deepEqual(await clone.json(), { same: true, a: { n: 1 } });
+        const proxied = await fetch(`${base}/proxy`, {
+          method: "POST",
+          body: "through",
+        });
+        assert.deepEqual(await proxied.json(), { got: "through" });
+      });
+    } finally {
+      await upstream.shutdown();
+    }
+  });
+
+  test("request.signal aborts when the client goes away mid-request", async () => {
+    let aborted!: () => void;
+    const seen = new Promise<void>((resolve) => aborted = resolve);
+    const app = weft.router([
+      weft.get("/wait", (ctx) =>
+        new Promise<Response>((resolve) => {
+          ctx.req.signal.addEventListener("abort", () => {
+            aborted();
+            resolve(new Response("too late"));
+          });
+        })),
+    ]);
+    await withServer(app, async (_base, server) => {
+      const socket = await rawRequest(
+        server.addr.port,
+        "GET /wait HTTP/1.1\r\nhost: localhost\r\n\r\n",
+      );
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      socket.destroy();
+      await within(5_000, "request.signal to abort", seen);
+    });
+  });
+
+  test("request bodies stream with backpressure: an unread upload stalls the client", async () => {
+    let startReading!: () => void;
+    const gate = new Promise<void>((resolve) => startReading = resolve);
+    const app = weft.router([
+      weft.post("/slow", async (ctx) => {
+        await gate;
+        let total = 0;
+        for await (const chunk of ctx.req.body!) total += chunk.byteLength;
+        return ctx.json({ total });
+      }),
+    ]);
+    await withServer(app, async (_base, server) => {
+      const chunk = new Uint8Array(1024 * 1024);
+      const totalMiB = 64;
+      let written = 0;
+      const req = http.request({
+        port: server.addr.port,
+        host: "127.0.0.1",
+        method: "POST",
+        path: "/slow",
+        headers: { "content-length": String(totalMiB * chunk.byteLength) },
+      });
+      const answer = new Promise<string>((resolve, reject) => {
+        req.on("response", (res) => {
+          let body = "";
+          res.on("data", (c: Buffer) => body += c);
+          res.on("end", () => resolve(body));
+        });
+        req.on("error", reject);
+      });
+      const pump = (async () => {
+        for (let i = 0; i < totalMiB; i++) {
+          written += chunk.byteLength;
+          if (!req.write(chunk)) {
+            await new Promise((resolve) => req.once("drain", resolve));
+          }
+        }
+        req.end();
+      })();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const beforeReading = written;
+      startReading();
+      await pump;
+      assert.ok(
+        beforeReading <= 24 * chunk.byteLength,
+        `${beforeReading / chunk.byteLength} MiB went out before the app read anything`,
+      );
+      assert.deepEqual(JSON.parse(await answer), {
+        total: totalMiB * chunk.byteLength,
+      });
+    });
+  });
+
+  test("a streamed response is cancelled when the client goes away", async () => {
+    let cancelled!: () => void;
+    const cancel = new Promise<void>((resolve) => cancelled = resolve);
+    const app = weft.router([
+      weft.get("/endless", () =>
+        new Response(
+          new ReadableStream({
+            pull(controller) {
+              controller.enqueue(new TextEncoder().encode("tick\n"));
+              return new Promise((resolve) => setTimeout(resolve, 5));
+            },
+            cancel() {
+              cancelled();
+            },
+          }),
+        )),
+    ]);
+    await withServer(app, async (_base, server) => {
+      const socket = await rawRequest(
+        server.addr.port,
+        "GET /endless HTTP/1.1\r\nhost: localhost\r\n\r\n",
+      );
+      await readUntil(socket, /tick\n/);
+      socket.destroy();
+      await within(5_000, "the body stream to be cancelled", cancel);
+    });
+  });
+
+  test("a stream that ends after one chunk goes out with Content-Length; a longer one chunked", async () => {
+    const app = weft.router([
+      weft.get(
+        "/one",
+        () => new Response(ReadableStream.from([new TextEncoder().encode("one")])),
+      ),
+      weft.get("/two", () =>
+        new Response(
+          ReadableStream.from((async function* () {
+            yield new TextEncoder().encode("a");
+            await new Promise((resolve) => setTimeout(resolve, 20));
+            yield new TextEncoder().encode("b");
+          })()),
+        )),
+    ]);
+    await withServer(app, async (base) => {
+      const one = await curl(["--http1.1", `${base}/one`]);
+      assert.equal(one.headers.get("content-length"), "3");
+      assert.equal(one.body, "one");
+      const two = await curl(["--http1.1", `${base}/two`]);
+      assert.equal(two.headers.get("transfer-encoding"), "chunked");
+      assert.equal(two.body, "ab");
+    });
+  });
+});
+
+describe("limits and shutdown", () => {
+  test(`${flag("headerBlockLimitHttp1")} HTTP/1.1 header blocks over 16 KiB get 431`, async () => {
+    const app = weft.router([weft.get("/", () => new Response("ok"))]);
+    for (const tls of [false, true]) {
+      await withServer(app, async (base) => {
+        const flags = tls ? ["--http1.1", "--cacert", (await import("./env.ts")).caFile] : [
+          "--http1.1",
+        ];
+        const ok = await curl([
+          ...flags,
+          "-H",
+          `x-big: ${"a".repeat(16_000)}`,
+          `${base}/`,
+        ]);
+        assert.equal(ok.status, 200);
+        const big = await curl([
+          ...flags,
+          "-H",
+          `x-big: ${"a".repeat(17_000)}`,
+          `${base}/`,
+        ]);
+        assert.equal(big.status, 431);
+        assert.equal(
+          big.headers.get("content-type"),
+          "application/problem+json",
+        );
+      }, tls);
+    }
+  });
+
+  test(`${flag("headerListLimitHttp2")} HTTP/2 header lists over 16 KiB get 431, over 64 KiB are refused`, async () => {
+    const app = weft.router([weft.get("/", () => new Response("ok"))]);
+    await withServer(app, async (base) => {
+      const size = async (n: number) => {
+        try {
+          return (await curl([
+            "--http2-prior-knowledge",
+            "-H",
+            `x-big: ${"a".repeat(n)}`,
+            base,
+          ]))
+            .status;
+        } catch {
+          return 0; // the stream was refused
+        }
+      };
+      assert.equal(await size(16_000), 200);
+      assert.equal(await size(16_400), 431);
+      assert.equal(await size(70_000), 0);
+    });
+  });
+
+  test(`${flag("timeouts")} HTTP/1.1 responses announce the 65 s keep-alive timeout`, async () => {
+    await withServer(
+      weft.router([weft.get("/", () => new Response("ok"))]),
+      async (base) => {
+        const res = await curl(["--http1.1", `${base}/`]);
+        assert.equal(res.headers.get("keep-alive"), "timeout=65");
+      },
+    );
+  });
+
+  test(`${flag("unknownMethods")} methods node:http does not know get 400 before the app`, async () => {
+    let calls = 0;
+    const app = (() => {
+      calls++;
+      return new Response("reached");
+    }) as Parameters<typeof weft.serve>[0];
+    await withServer(app, async (base) => {
+      const res = await curl(["--http1.1", "-X", "FOO", `${base}/`]);
+      assert.equal(res.status, 400);
+      assert.equal(calls, 0);
+    });
+  });
+
+  test(`${flag("listenAddress")} with a host name, the port is known from onListen on`, async () => {
+    let listened!: (port: number) => void;
+    const port = new Promise<number>((resolve) => listened = resolve);
+    const server = weft.serve(() => new Response("named"), {
+      hostname: "localhost",
+      port: 0,
+      onListen: (addr) => listened(addr.port),
+    });
+    try {
+      assert.equal(server.addr.port, 0);
+      const bound = await port;
+      assert.ok(bound > 0);
+      assert.equal(server.addr.port, bound);
+      const ip = weft.serve(() => new Response("ip"), QUIET);
+      assert.ok(
+        ip.addr.port > 0,
+        "an IP literal host is bound when serve() returns",
+      );
+      await ip.shutdown();
+    } finally {
+      await server.shutdown();
+    }
+  });
+
+  test("shutdown() closes idle keep-alive connections and finishes busy ones with Connection: close", async () => {
+    const app = weft.router([
+      weft.get("/quick", () => new Response("quick")),
+      weft.get("/slow", async () => {
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        return new Response("slow");
+      }),
+    ]);
+    const server = weft.serve(app, QUIET);
+    const idle = await rawRequest(
+      server.addr.port,
+      "GET /quick HTTP/1.1\r\nhost: localhost\r\n\r\n",
+    );
+    await readUntil(idle, /quick$/);
+    const idleClosed = new Promise<void>((resolve) => idle.once("close", () => resolve()));
+    const busy = await rawRequest(
+      server.addr.port,
+      "GET /slow HTTP/1.1\r\nhost: localhost\r\n\r\n",
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const started = Date.now();
+    const closing = server.shutdown();
+    await within(2_000, "the idle connection to close", idleClosed);
+    const answer = await readUntil(busy, /slow$/);
+    assert.match(answer, /connection: close/i);
+    await within(5_000, "shutdown()", closing);
+    await server.finished;
+    assert.ok(Date.now() - started < 3_000);
+  });
+
+  test("an HTTP/2 session gets GOAWAY on shutdown; its open stream still completes", async () => {
+    const app = weft.router([
+      weft.get("/slow", async () => {
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        return new Response("h2 slow");
+      }),
+    ]);
+    const server = weft.serve(app, QUIET);
+    const session = http2.connect(`http://127.0.0.1:${server.addr.port}`);
+    const goaway = new Promise<void>((resolve) => session.once("goaway", () => resolve()));
+    const stream = session.request({ ":path": "/slow" });
+    let body = "";
+    stream.setEncoding("utf8");
+    stream.on("data", (chunk: string) => body += chunk);
+    const ended = new Promise<void>((resolve) => stream.once("end", () => resolve()));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const closing = server.shutdown();
+    await within(2_000, "GOAWAY", goaway);
+    await within(5_000, "the stream to end", ended);
+    assert.equal(body, "h2 slow");
+    await within(5_000, "shutdown()", closing);
+    session.close();
+  });
+});
+
+describe("files", () => {
+  test(`${flag("mtimePrecision")} ETags hash the true nanosecond mtime`, async () => {
+    const root = mkdtempSync(join(tmpdir(), "weft-ns-"));
+    try {
+      const file = join(root, "a.txt");
+      writeFileSync(file, "hello");
+      utimesSync(file, 1_700_000_000.123456, 1_700_000_000.123456);
+      const { mtimeNs, size } = statSync(file, { bigint: true });
+      assert.notEqual(
+        mtimeNs % 1_000_000n,
+        0n,
+        "the file system keeps sub-millisecond mtimes",
+      );
+      const expected = `"${
+        createHash("sha256").update(`${size}-${mtimeNs}`).digest("hex").slice(
+          0,
+          16,
+        )
+      }"`;
+      const fallback: wsgi.WsgiApp = (_environ, start) => {
+        start("404 Not Found", []);
+        return [];
+      };
+      const server = wsgi.serveWsgi(
+        wsgi.StaticMiddleware(fallback, root, "/s"),
+        QUIET,
+      );
+      try {
+        const res = await curl([
+          `http://127.0.0.1:${server.addr.port}/s/a.txt`,
+        ]);
+        assert.equal(res.headers.get("etag"), expected);
+      } finally {
+        await server.shutdown();
+      }
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("websockets", () => {
+  type WithWebSocket = typeof weft & {
+    websocket(
+      handlers: Record<string, unknown>,
+      options?: Record<string, unknown>,
+    ): never;
+  };
+  const websocket = (weft as WithWebSocket).websocket;
+
+  test(`${flag("webSocketPingPong")} pings and pongs reach onMessage; ping() sends one`, async () => {
+    const frames: string[] = [];
+    const app = weft.router([
+      weft.get(
+        "/ws",
+        websocket({
+          onMessage(socket: { ping(): boolean }, frame: { type: string }) {
+            frames.push(frame.type);
+            if (frame.type === "ping") assert.equal(socket.ping(), true);
+          },
+        }),
+      ),
+    ]);
+    await withServer(app, async (_base, server) => {
+      const client = new WebSocket(`ws://127.0.0.1:${server.addr.port}/ws`);
+      await new Promise((resolve, reject) => {
+        client.once("open", resolve);
+        client.once("error", reject);
+      });
+      const serverPing = new Promise<void>((resolve) => client.once("ping", () => resolve()));
+      client.ping();
+      await within(5_000, "the server's ping", serverPing);
+      const deadline = Date.now() + 5_000;
+      while (!frames.includes("pong") && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      assert.deepEqual(frames.slice(0, 2), ["ping", "pong"]);
+      client.close();
+    });
+  });
+
+  test(`${flag("webSocketOversize")} a fragmented message is refused with 1009 before it ends`, async () => {
+    const app = weft.router([
+      weft.get("/ws", websocket({}, { maxMessageBytes: 1024 })),
+    ]);
+    await withServer(app, async (_base, server) => {
+      const client = new WebSocket(`ws://127.0.0.1:${server.addr.port}/ws`);
+      await new Promise((resolve, reject) => {
+        client.once("open", resolve);
+        client.once("error", reject);
+      });
+      const closed = new Promise<number>((resolve) => client.once("close", resolve));
+      const part = new Uint8Array(800);
+      client.send(part, { fin: false, binary: true });
+      client.send(part, { fin: false, binary: true }); // 1,600 bytes, message not finished
+      assert.equal(await within(5_000, "the 1009 close", closed), 1009);
+    });
+  });
+});

@@ -1,0 +1,74 @@
+// Every behaviour in which Weft on Node differs from Weft on Deno, by name. Each flag says what
+// each runtime does and which test pins Node's side (node_adapter.test.ts checks them one by
+// one under the flag's name); a shared conformance case that cannot hold on Node is listed in
+// CASE_FLAGS and runs as an expected failure. Nothing is skipped silently.
+
+/** One difference: what Deno does, what Node does, and why it is not made equal. */
+export interface RuntimeDifference {
+  deno: string;
+  node: string;
+  why: string;
+}
+
+export const RUNTIME_DIFFERENCES = {
+  headerBlockLimitHttp1: {
+    deno: "HTTP/1.1 header blocks up to 64 KiB are accepted; larger ones get 400 (hyper), " +
+      "no body, connection closed",
+    node: "HTTP/1.1 header blocks over 16 KiB get 431 (node:http maxHeaderSize) with a " +
+      "problem+json body, connection closed",
+    why: "Deno.serve has no header-size option; 16 KiB and 431 are what the issue asks for",
+  },
+  headerListLimitHttp2: {
+    deno: "HTTP/2 header lists over 16 KiB (RFC 9113 §6.5.2 sizes) get 431; over ~64 KiB the " +
+      "stream is refused",
+    node: "the same thresholds and codes (the adapter counts the list like hyper and sets " +
+      "nghttp2's limit to 64 KiB); the 431 carries a problem+json body",
+    why: "not a difference in status, listed for the body and because it is enforced by Weft",
+  },
+  timeouts: {
+    deno: "hyper's header read timeout (30 s); no request or keep-alive timeout",
+    node: "headersTimeout 30 s and requestTimeout 300 s (408), keepAliveTimeout 65 s, idle " +
+      "HTTP/2 sessions without open streams closed after 65 s",
+    why:
+      "node:http needs explicit limits; values chosen in lib/server/node.ts and documented there",
+  },
+  mtimePrecision: {
+    deno: "file mtimes in milliseconds (mtimeNs = ms × 10⁶), so ETags hash whole milliseconds",
+    node: "true nanosecond mtimes (fs.stat with bigint), identical to Python's st_mtime_ns",
+    why: "DESIGN.md decision 5; tests that compare runtimes pin mtimes to whole milliseconds",
+  },
+  webSocketPingPong: {
+    deno: "pings are answered by Deno and never reach onMessage; ping() returns false",
+    node: "ws answers pings and reports both: ping and pong frames reach onMessage; ping() sends",
+    why: "Deno exposes no ping API (DESIGN.md decision 9)",
+  },
+  webSocketOversize: {
+    deno: "a message is measured once Deno has reassembled it (frames up to 64 MiB), then 1009 " +
+      'with the reason "Message too big"',
+    node: "ws refuses it while receiving, once the fragments exceed maxMessageBytes: 1009 with " +
+      "an empty reason",
+    why: "ws's maxPayload is the only hook, and it sends its own close frame",
+  },
+  webSocketInvalidUtf8: {
+    deno: "the connection is dropped without a close frame (the peer sees 1006)",
+    node: "ws sends a 1007 close frame (RFC 6455 §8.1)",
+    why: "decided by each runtime's WebSocket implementation",
+  },
+  listenAddress: {
+    deno: "serve() binds before it returns, for any host",
+    node: "serve() binds before it returns for an IP literal host; for a host name (e.g. " +
+      '"localhost") the bound port is known from onListen on',
+    why: "node:net looks host names up asynchronously",
+  },
+  unknownMethods: {
+    deno: "any token is accepted as a method",
+    node: "llhttp answers methods it does not know (e.g. FOO) with 400 before Weft sees them",
+    why: "node:http's parser has a fixed method table",
+  },
+} as const satisfies Record<string, RuntimeDifference>;
+
+/** A flag name. */
+export type RuntimeDifferenceName = keyof typeof RUNTIME_DIFFERENCES;
+
+/** Shared conformance cases that cannot hold on Node, with the difference that explains each. */
+export const CASE_FLAGS: Record<string, RuntimeDifferenceName> = {};

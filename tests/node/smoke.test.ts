@@ -1,0 +1,117 @@
+// The npm package the way a user gets it: `npm pack` npm/, install the tarball into a scratch
+// project, import every entry point from plain Node (no vitest transform), serve and fetch,
+// and run the template compiler through its `weft-templates` bin.
+import { execFile } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import assert from "node:assert/strict";
+import { afterAll, beforeAll, test } from "vitest";
+
+const npmDir = fileURLToPath(new URL("../../npm", import.meta.url));
+const manifest = JSON.parse(readFileSync(join(npmDir, "package.json"), "utf8"));
+let project: string;
+
+function run(command: string, args: string[], cwd: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      command,
+      args,
+      { cwd, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        if (error) {
+          reject(
+            new Error(
+              `${command} ${args.join(" ")} failed:\n${stdout}${stderr}`,
+            ),
+          );
+        } else resolve(stdout);
+      },
+    );
+  });
+}
+
+beforeAll(async () => {
+  project = mkdtempSync(join(tmpdir(), "weft-smoke-"));
+  const packed = JSON.parse(
+    await run(
+      "npm",
+      ["pack", npmDir, "--json", "--pack-destination", project],
+      project,
+    ),
+  );
+  const tarball = join(project, packed[0].filename);
+  writeFileSync(
+    join(project, "package.json"),
+    JSON.stringify({ name: "weft-smoke", private: true, type: "module" }),
+  );
+  await run(
+    "npm",
+    [
+      "install",
+      tarball,
+      "--no-audit",
+      "--no-fund",
+      "--prefer-offline",
+      "--no-package-lock",
+    ],
+    project,
+  );
+});
+
+afterAll(() => {
+  if (project) rmSync(project, { recursive: true, force: true });
+});
+
+test("every entry point imports from Node; serve() answers a fetch", async () => {
+  const entries = Object.keys(manifest.exports)
+    .filter((key) => key !== "./package.json")
+    .map((key) => key === "." ? "weft" : `weft/${key.slice(2)}`);
+  assert.ok(entries.includes("weft") && entries.includes("weft/wsgi"));
+  writeFileSync(
+    join(project, "check.mjs"),
+    `
+const names = ${JSON.stringify(entries)};
+const modules = {};
+for (const name of names) modules[name] = Object.keys(await import(name)).sort();
+const { chain, get, router, serve } = await import("weft");
+const app = chain([(ctx, next) => next()], router([
+  get("/users/:id", (ctx) => ctx.json({ id: ctx.params.id })),
+]));
+const server = serve(app, { port: 0, hostname: "127.0.0.1", onListen() {} });
+const res = await fetch("http://127.0.0.1:" + server.addr.port + "/users/7");
+const body = await res.json();
+await server.shutdown();
+console.log(JSON.stringify({ modules, status: res.status, body }));
+`,
+  );
+  const out = JSON.parse(await run(process.execPath, ["check.mjs"], project));
+  assert.equal(out.status, 200);
+  assert.deepEqual(out.body, { id: "7" });
+  for (const name of entries) {
+    assert.ok(out.modules[name].length > 0, `${name} exports nothing`);
+  }
+  assert.ok(out.modules.weft.includes("serve"));
+  assert.ok(out.modules["weft/wsgi"].includes("StaticMiddleware"));
+});
+
+test("the weft-templates bin compiles a template into a typed module", async () => {
+  const dir = join(project, "templates");
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "hello.html"), "<p>Hello {{ name }}</p>\n");
+  const help = await run(
+    "npx",
+    ["--no-install", "weft-templates", "--help"],
+    project,
+  );
+  assert.match(help, /Usage/);
+  const out = await run(
+    "npx",
+    ["--no-install", "weft-templates", "templates"],
+    project,
+  );
+  assert.match(out, /Compiled 1 template/);
+  const module = readFileSync(join(dir, "hello.ts"), "utf8");
+  assert.match(module, /export function render/);
+});
