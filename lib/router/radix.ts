@@ -46,6 +46,8 @@ interface MethodTree<T> {
   root: Node<T>;
   /** Fully static patterns: one map lookup before the tree. */
   statics: Map<string, Entry<T>>;
+  /** Which path lengths (below 256) some static pattern has: a miss skips hashing the path. */
+  staticLengths: Uint8Array;
   dynamic: boolean;
 }
 
@@ -156,7 +158,15 @@ export class RadixTree<T> {
     // 2. the method's tree
     let tree = this.#trees.get(method);
     if (tree === undefined) {
-      this.#trees.set(method, tree = { root: createNode(""), statics: new Map(), dynamic: false });
+      this.#trees.set(
+        method,
+        tree = {
+          root: createNode(""),
+          statics: new Map(),
+          staticLengths: new Uint8Array(256),
+          dynamic: false,
+        },
+      );
     }
     const names: string[] = [];
     const entry: Entry<T> = {
@@ -183,7 +193,10 @@ export class RadixTree<T> {
     if (segments.at(-1)?.kind !== "wildcard") {
       node = insertStatic(node, text);
       node.entry = entry;
-      if (names.length === 0) tree.statics.set(pattern, entry);
+      if (names.length === 0) {
+        tree.statics.set(pattern, entry);
+        if (pattern.length < 256) tree.staticLengths[pattern.length] = 1;
+      }
     }
     this.#added.add(key);
   }
@@ -202,8 +215,11 @@ export class RadixTree<T> {
     const tree = this.#trees.get(method);
     if (tree === undefined) return undefined;
     // 1. fully static patterns: one map lookup, no allocation
-    const hit = tree.statics.get(path);
-    if (hit !== undefined) return hit.hit;
+    const length = path.length;
+    if (length >= 256 || tree.staticLengths[length] === 1) {
+      const hit = tree.statics.get(path);
+      if (hit !== undefined) return hit.hit;
+    }
     if (!tree.dynamic) return undefined;
     // 2. the tree, with backtracking
     const values: string[] = [];
