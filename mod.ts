@@ -74,3 +74,8 @@ export {
   type WebSocketOptions,
   type WebSocketState,
 } from "./lib/middleware/websocket.ts";
+export {
+  type StaticCacheOptions,
+  staticFiles,
+  type StaticFilesOptions,
+} from "./lib/middleware/static_files.ts";

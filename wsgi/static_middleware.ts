@@ -8,6 +8,7 @@ import type { HeaderReader } from "../lib/http/conditional.ts";
 import { evaluatePreconditions } from "../lib/http/conditional.ts";
 import { formatHttpDate } from "../lib/http/date.ts";
 import { fileEtag } from "../lib/http/etag.ts";
+import { fileSegments, isUnderRoot, rootBase } from "../lib/http/file_path.ts";
 import { contentType } from "../lib/http/media_type.ts";
 import { STATUS_TEXT } from "../lib/http/status.ts";
 import { runtime } from "../lib/server/deno.ts";
@@ -17,7 +18,6 @@ import type { Environ, StartResponse, WsgiApp, WsgiIterable } from "./types.ts";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 const NON_ASCII = /[\u0080-\uffff]/;
-const DRIVE = /^[A-Za-z]:/;
 const EMPTY: Uint8Array[] = [];
 
 interface Found {
@@ -118,27 +118,16 @@ export function StaticMiddleware(
       rest = decoded;
     }
 
-    // 3. path rules: NUL, backslash, `..`, absolute (leading slashes are stripped first)
-    if (rest.includes("\0") || rest.includes("\\")) return null;
-    const segments: string[] = [];
-    let last = "";
-    for (last of rest.split("/")) {
-      if (last === "" || last === ".") continue;
-      if (last === "..") return null;
-      segments.push(last);
-    }
-    // a path ending in `/` or `/.` names a directory, never a file
-    if (segments.length === 0 || last === "" || last === "." || DRIVE.test(segments[0])) {
-      return null;
-    }
+    // 3. path rules: NUL, backslash, `..`, drives; a path ending in `/` names a directory
+    const segments = fileSegments(rest, { decode: false });
+    if (typeof segments === "string") return null;
 
     // 4. the real path must stay under the real root
     realRoot ??= runtime.fs.realPathSync(rootDir);
     if (realRoot === null) return null;
-    const sep = realRoot.includes("/") ? "/" : "\\";
-    const base = realRoot.endsWith(sep) ? realRoot : realRoot + sep;
+    const base = rootBase(realRoot);
     const real = runtime.fs.realPathSync(base + segments.join("/"));
-    if (real === null || !real.startsWith(base) || real.length === base.length) return null;
+    if (real === null || !isUnderRoot(base, real)) return null;
 
     // 5. only regular files
     const stat = runtime.fs.statSync(real);

@@ -3,7 +3,7 @@
 // every app that serves a file. The inputs are tiny ("<size>-<mtime_ns>"), so speed is a
 // non-issue and the ETag cache in `etag.ts` absorbs repeated calls.
 
-const K = new Uint32Array([
+const K = /* @__PURE__ */ new Uint32Array([
   0x428a2f98,
   0x71374491,
   0xb5c0fbcf,
@@ -70,7 +70,7 @@ const K = new Uint32Array([
   0xc67178f2,
 ]);
 
-const H0 = new Uint32Array([
+const H0 = /* @__PURE__ */ new Uint32Array([
   0x6a09e667,
   0xbb67ae85,
   0x3c6ef372,
@@ -80,9 +80,9 @@ const H0 = new Uint32Array([
   0x1f83d9ab,
   0x5be0cd19,
 ]);
-const W = new Uint32Array(64);
+const W = /* @__PURE__ */ new Uint32Array(64);
 
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+const HEX = /* @__PURE__ */ Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 
 /** SHA-256 of `data`; returns the 32-byte digest. */
 export function sha256(data: Uint8Array): Uint8Array {

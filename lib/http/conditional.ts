@@ -5,7 +5,7 @@
  * @module
  */
 import { parseHttpDate } from "./date.ts";
-import { parseEtagList, strongMatch, weakMatch } from "./etag.ts";
+import { parseEtagList, strongMatch, weakMatch } from "./etag_compare.ts";
 
 /** Anything that reads request headers by lower-case name, such as a fetch `Headers`. */
 export interface HeaderReader {

@@ -19,17 +19,14 @@ const MONTHS: Readonly<Record<string, number>> = {
   Dec: 11,
 };
 
-const MONTH = "(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)";
-const TIME = "(\\d\\d):(\\d\\d):(\\d\\d)";
-const IMF_FIXDATE = new RegExp(
-  `^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), (\\d\\d) ${MONTH} (\\d{4}) ${TIME} GMT$`,
-);
-const RFC850_DATE = new RegExp(
-  `^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), (\\d\\d)-${MONTH}-(\\d\\d) ${TIME} GMT$`,
-);
-const ASCTIME_DATE = new RegExp(
-  `^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) ${MONTH} ([ \\d]\\d) ${TIME} (\\d{4})$`,
-);
+// Regular expression literals (not `new RegExp` from shared parts) keep this module free of
+// top-level side effects, so bundlers drop it from apps that never parse a date.
+const IMF_FIXDATE =
+  /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), (\d\d) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (\d{4}) (\d\d):(\d\d):(\d\d) GMT$/;
+const RFC850_DATE =
+  /^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), (\d\d)-(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)-(\d\d) (\d\d):(\d\d):(\d\d) GMT$/;
+const ASCTIME_DATE =
+  /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) ([ \d]\d) (\d\d):(\d\d):(\d\d) (\d{4})$/;
 
 /**
  * Formats a time as an IMF-fixdate (RFC 9110 §5.6.7), the form `Last-Modified` and `Date`

@@ -6,7 +6,7 @@
  */
 import type { HeaderReader } from "./conditional.ts";
 import { parseHttpDate } from "./date.ts";
-import { strongMatch } from "./etag.ts";
+import { strongMatch } from "./etag_compare.ts";
 
 /**
  * How to answer a request for a representation of a known size: in full (200), one byte range
@@ -17,7 +17,7 @@ export type ByteRange =
   | { kind: "partial"; start: number; end: number; contentRange: string }
   | { kind: "unsatisfiable"; contentRange: string };
 
-const FULL: ByteRange = Object.freeze({ kind: "full" });
+const FULL: ByteRange = /* @__PURE__ */ Object.freeze({ kind: "full" });
 const SPEC = /^[ \t]*(\d*)[ \t]*-[ \t]*(\d*)[ \t]*$/;
 
 /**

@@ -2,6 +2,7 @@
 import * as weft from "../../mod.ts";
 import * as wsgi from "../../wsgi/mod.ts";
 import { middlewareCases } from "./middleware_cases.ts";
+import { staticCases } from "./static_cases.ts";
 import { websocketCases } from "./websocket_cases.ts";
 import { cases, conformanceApp, CURL_FLAGS, type Env, parseCurl } from "./suite.ts";
 
@@ -36,7 +37,14 @@ Deno.test("conformance on Deno", async (t) => {
     fetchTls: (url, init) => fetch(url, { ...init, client }),
   };
   try {
-    for (const [name, run] of Object.entries({ ...cases, ...middlewareCases, ...websocketCases })) {
+    for (
+      const [name, run] of Object.entries({
+        ...cases,
+        ...middlewareCases,
+        ...staticCases,
+        ...websocketCases,
+      })
+    ) {
       await t.step(name, () => run(env));
     }
   } finally {

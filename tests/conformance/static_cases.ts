@@ -5,7 +5,6 @@
 import assert from "node:assert/strict";
 import type { Env, WeftModule } from "./suite.ts";
 import type * as Weft from "../../mod.ts";
-import type { staticFiles } from "../../lib/middleware/static_files.ts";
 import {
   APP_JS,
   BIG_SIZE,
@@ -15,11 +14,8 @@ import {
   type StaticFixture,
 } from "../fixtures/static/fixture.ts";
 
-/** The module under test, which re-exports staticFiles (mod.ts once it is exported there). */
-type WithStatic = WeftModule & { staticFiles: typeof staticFiles };
-
-function weft(env: Env): WithStatic {
-  return env.weft as WithStatic;
+function weft(env: Env): WeftModule {
+  return env.weft;
 }
 
 const LAST_MODIFIED = "Tue, 14 Nov 2023 22:13:20 GMT";
@@ -34,7 +30,7 @@ interface Servers {
 // Builds the fixture, serves it under /static (plain and TLS), runs `fn`, and always cleans up.
 async function withStatic(
   env: Env,
-  options: Partial<Parameters<typeof staticFiles>[0]>,
+  options: Partial<Parameters<WeftModule["staticFiles"]>[0]>,
   fn: (servers: Servers, fixture: StaticFixture) => Promise<void>,
 ): Promise<void> {
   const fixture = buildStaticFixture();

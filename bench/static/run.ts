@@ -1,0 +1,304 @@
+// Static-file benchmark: nginx (the anchor), Hono's serveStatic on Deno, a minimal raw
+// Deno.serve + Deno.stat + Deno.open().readable handler, Deno's ceiling (`mem`: every file
+// preloaded, nothing checked per request) and Weft's staticFiles(), side by side in one run,
+// alternating the order of servers between rounds. Cases: 1 KiB, 64 KiB and 4 MiB files of
+// random bytes and a 304 revalidation of the 1 KiB file, over HTTP/1.1 with wrk (1 thread, 64
+// connections). The server is pinned to core 0 and wrk to core 1 (taskset); for each case we
+// report requests/s and the server's CPU time per request from /proc/<pid>/stat (utime +
+// stime), steadier than requests/s on a shared machine, and the load average while measuring.
+//
+//   deno run -A bench/static/run.ts [--seconds 5] [--warmup 2] [--rounds 3] [--only weft,nginx]
+//                                   [--text]
+// --text fills the files with ASCII text instead of random bytes (text assets: Weft keeps a
+// cached UTF-8 file as a string, which Deno sends without copying it per response).
+//
+// nginx runs with one process (master_process off, so its PID is the one doing the work),
+// sendfile on, access_log off, from a config written to a temp dir. Every process started
+// here is stopped by PID when its turn ends, on errors and on SIGINT/SIGTERM; every wrk run is
+// bounded by `timeout`, and the whole run by a deadline.
+const args = Deno.args;
+const option = (name: string, fallback: number) => {
+  const i = args.indexOf(name);
+  return i === -1 ? fallback : Number(args[i + 1]);
+};
+const SECONDS = option("--seconds", 5);
+const WARMUP = option("--warmup", 2);
+const ROUNDS = option("--rounds", 3);
+const TEXT = args.includes("--text");
+const onlyIndex = args.indexOf("--only");
+const ALL_KINDS = ["nginx", "hono", "raw", "mem", "weft"] as const;
+type Kind = typeof ALL_KINDS[number];
+const KINDS: readonly Kind[] = onlyIndex === -1
+  ? ALL_KINDS
+  : ALL_KINDS.filter((k) => args[onlyIndex + 1].split(",").includes(k));
+const CASES = [
+  { name: "1 KiB", file: "1k.bin", size: 1024 },
+  { name: "64 KiB", file: "64k.bin", size: 65_536 },
+  { name: "4 MiB", file: "4m.bin", size: 4_194_304 },
+  { name: "304", file: "1k.bin", size: 1024, revalidate: true },
+] as const;
+const TICKS = 100; // USER_HZ on Linux
+// each case: warm-up + measurement + slack, per server, per round; plus start-up
+const DEADLINE = Date.now() +
+  (ROUNDS * KINDS.length * (CASES.length * (SECONDS + WARMUP + 10) + 30) + 60) * 1000;
+
+const dir = await Deno.makeTempDir({ prefix: "weft-static-bench-" });
+const root = `${dir}/root`;
+await Deno.mkdir(root);
+for (const { file, size } of CASES) {
+  const bytes = new Uint8Array(size);
+  for (let i = 0; i < size; i += 65_536) crypto.getRandomValues(bytes.subarray(i, i + 65_536));
+  if (TEXT) { for (let i = 0; i < size; i++) bytes[i] = 0x20 + (bytes[i] % 95); }
+  await Deno.writeFile(`${root}/${file}`, bytes);
+}
+
+const running = new Set<Deno.ChildProcess>();
+function stopAll(): void {
+  for (const child of running) {
+    try {
+      child.kill("SIGTERM");
+    } catch {
+      // already gone
+    }
+  }
+}
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  Deno.addSignalListener(signal, () => {
+    stopAll();
+    Deno.exit(130);
+  });
+}
+
+function nginxConfig(port: number): string {
+  return `worker_processes 1;
+master_process off;
+daemon off;
+pid ${dir}/nginx.pid;
+error_log ${dir}/nginx-error.log;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  sendfile on;
+  tcp_nopush on;
+  keepalive_requests 1000000;
+  default_type application/octet-stream;
+  client_body_temp_path ${dir}/tmp;
+  proxy_temp_path ${dir}/tmp;
+  fastcgi_temp_path ${dir}/tmp;
+  uwsgi_temp_path ${dir}/tmp;
+  scgi_temp_path ${dir}/tmp;
+  server {
+    listen 127.0.0.1:${port};
+    root ${root};
+    etag on;
+  }
+}
+`;
+}
+
+async function cpuTicks(pid: number): Promise<number> {
+  const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return Number(fields[11]) + Number(fields[12]); // utime + stime (fields 14 and 15)
+}
+
+async function loadAverage(): Promise<number> {
+  return Number((await Deno.readTextFile("/proc/loadavg")).split(" ")[0]);
+}
+
+async function waitForPort(port: number, child: Deno.ChildProcess): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  let exited = false;
+  child.status.then(() => exited = true);
+  while (Date.now() < deadline && !exited) {
+    try {
+      (await Deno.connect({ hostname: "127.0.0.1", port })).close();
+      return;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+  throw new Error(`the server on port ${port} did not start`);
+}
+
+async function start(kind: Kind, port: number): Promise<Deno.ChildProcess> {
+  let child: Deno.ChildProcess;
+  if (kind === "nginx") {
+    await Deno.mkdir(`${dir}/tmp`, { recursive: true });
+    await Deno.writeTextFile(`${dir}/nginx.conf`, nginxConfig(port));
+    child = new Deno.Command("taskset", {
+      args: ["-c", "0", "nginx", "-c", `${dir}/nginx.conf`, "-p", dir],
+      stdout: "null",
+      stderr: "inherit",
+    }).spawn();
+  } else {
+    child = new Deno.Command("taskset", {
+      args: [
+        "-c",
+        "0",
+        Deno.execPath(),
+        "run",
+        "-A",
+        new URL("servers.ts", import.meta.url).pathname,
+        kind,
+        String(port),
+        root,
+      ],
+      stdout: "null",
+      stderr: "inherit",
+    }).spawn();
+  }
+  running.add(child);
+  try {
+    await waitForPort(port, child);
+  } catch (error) {
+    await stop(child);
+    throw error;
+  }
+  return child;
+}
+
+async function stop(child: Deno.ChildProcess): Promise<void> {
+  try {
+    child.kill("SIGTERM");
+  } catch {
+    // already exited
+  }
+  const timer = setTimeout(() => {
+    try {
+      child.kill("SIGKILL");
+    } catch {
+      // exited meanwhile
+    }
+  }, 5000);
+  await child.status;
+  clearTimeout(timer);
+  running.delete(child);
+}
+
+interface Load {
+  rps: number;
+  bad: number;
+  errors: string;
+}
+
+async function wrk(url: string, seconds: number, headers: string[]): Promise<Load> {
+  if (Date.now() + seconds * 1000 > DEADLINE) throw new Error("the benchmark ran out of time");
+  const out = await new Deno.Command("timeout", {
+    args: [
+      String(seconds + 30),
+      "taskset",
+      "-c",
+      "1",
+      "wrk",
+      "-t",
+      "1",
+      "-c",
+      "64",
+      "-d",
+      `${seconds}s`,
+      ...headers.flatMap((h) => ["-H", h]),
+      url,
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(out.stdout);
+  const match = text.match(/Requests\/sec:\s+([\d.]+)/);
+  if (!match) {
+    throw new Error(`cannot read wrk's output:\n${text}\n${new TextDecoder().decode(out.stderr)}`);
+  }
+  return {
+    rps: Number(match[1]),
+    bad: Number(text.match(/Non-2xx or 3xx responses:\s+(\d+)/)?.[1] ?? 0),
+    errors: text.match(/Socket errors:.*/)?.[0] ?? "",
+  };
+}
+
+// The path and request headers of a case on a server; checks the server answers as expected.
+async function prepare(
+  kind: Kind,
+  base: string,
+  c: typeof CASES[number],
+): Promise<{ url: string; headers: string[] }> {
+  const path = kind === "hono" && "revalidate" in c ? `/etag/${c.file}` : `/${c.file}`;
+  const first = await fetch(base + path);
+  const body = await first.arrayBuffer();
+  if (first.status !== 200 || body.byteLength !== c.size) {
+    throw new Error(`${kind} ${path}: ${first.status}, ${body.byteLength} bytes`);
+  }
+  if (!("revalidate" in c)) return { url: base + path, headers: [] };
+  const tag = first.headers.get("etag");
+  if (tag === null) throw new Error(`${kind} sent no ETag for ${path}`);
+  const again = await fetch(base + path, { headers: { "if-none-match": tag } });
+  await again.body?.cancel();
+  if (again.status !== 304) throw new Error(`${kind} answered ${again.status}, not 304`);
+  return { url: base + path, headers: [`If-None-Match: ${tag}`] };
+}
+
+interface Cell {
+  rps: number[];
+  cpuUs: number[];
+  load: number[];
+  notes: Set<string>;
+}
+const results = new Map<string, Map<Kind, Cell>>();
+let port = 18_400;
+
+try {
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 === 0 ? KINDS : [...KINDS].reverse();
+    for (const kind of order) {
+      const server = await start(kind, ++port);
+      try {
+        const base = `http://127.0.0.1:${port}`;
+        for (const c of CASES) {
+          const { url, headers } = await prepare(kind, base, c);
+          if (WARMUP > 0) await wrk(url, WARMUP, headers); // discarded
+          const load = await loadAverage();
+          const before = await cpuTicks(server.pid);
+          const result = await wrk(url, SECONDS, headers);
+          const ticks = (await cpuTicks(server.pid)) - before;
+          const cell = results.get(c.name)?.get(kind) ??
+            { rps: [], cpuUs: [], load: [], notes: new Set<string>() };
+          if (!results.has(c.name)) results.set(c.name, new Map());
+          results.get(c.name)!.set(kind, cell);
+          cell.rps.push(result.rps);
+          cell.cpuUs.push((ticks / TICKS) * 1e6 / (result.rps * SECONDS));
+          cell.load.push(load, await loadAverage());
+          if (result.bad > 0) cell.notes.add(`${result.bad} non-2xx/3xx`);
+          if (result.errors !== "") cell.notes.add(result.errors);
+        }
+      } finally {
+        await stop(server);
+      }
+    }
+  }
+} finally {
+  stopAll();
+  await Deno.remove(dir, { recursive: true }).catch(() => {});
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+console.log(
+  `HTTP/1.1 (wrk -t1 -c64), ${TEXT ? "ASCII text" : "random bytes"}, ${ROUNDS} rounds × ` +
+    `${SECONDS} s (warm-up ${WARMUP} s), medians; server on core 0, wrk on core 1`,
+);
+for (const [name, byKind] of results) {
+  const anchor = byKind.get("nginx");
+  console.log(`\n${name}`);
+  for (const kind of KINDS) {
+    const r = byKind.get(kind);
+    if (r === undefined) continue;
+    const rps = median(r.rps), cpu = median(r.cpuUs);
+    const ratio = (x: number, y: number | undefined) =>
+      y === undefined ? "" : ` (${(x / y).toFixed(2)} × nginx)`;
+    console.log(
+      `  ${kind.padEnd(5)} ${rps.toFixed(0).padStart(8)} req/s${
+        ratio(rps, anchor && median(anchor.rps))
+      }  ${cpu.toFixed(1).padStart(7)} µs CPU/req${ratio(cpu, anchor && median(anchor.cpuUs))}` +
+        `  load ${Math.min(...r.load).toFixed(2)}–${Math.max(...r.load).toFixed(2)}` +
+        (r.notes.size > 0 ? `  [${[...r.notes].join("; ")}]` : ""),
+    );
+  }
+}

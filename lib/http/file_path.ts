@@ -1,0 +1,122 @@
+/**
+ * Request paths to file paths: the path rules both static middlewares share (DESIGN.md
+ * decision 7). A path is split into segments that can only name something under the root, and
+ * the real path (symlinks resolved) is then required to stay under the real root.
+ *
+ * @module
+ */
+
+/**
+ * Why a request path names no file under the root:
+ * - `"malformed"`: a percent-escape that is not `%XX`, or bytes that are not UTF-8;
+ * - `"invalid"`: NUL, a backslash, or an encoded `/` in a segment;
+ * - `"traversal"`: a `..` segment, or a first segment that is a drive (`C:`);
+ * - `"directory"`: an empty path, or one that ends in `/` or `/.`.
+ */
+export type PathRejection = "malformed" | "invalid" | "traversal" | "directory";
+
+/** Options of {@linkcode fileSegments}. */
+export interface FileSegmentsOptions {
+  /**
+   * Whether to percent-decode each segment once (a raw request path), or take the path as
+   * already decoded (a WSGI `PATH_INFO`).
+   */
+  decode: boolean;
+}
+
+const DRIVE = /^[A-Za-z]:/;
+
+/**
+ * Splits a path below a mount point into the segments of a file under the root, in the order
+ * pillarjs/send checks them: percent-decode each segment once, then reject NUL, backslashes
+ * and encoded separators, then `..` segments. Empty and `.` segments are dropped, so leading
+ * slashes cannot make the path absolute.
+ *
+ * @param path The path below the mount point, with or without a leading `/`.
+ * @param options Whether to percent-decode.
+ * @returns The segments (never empty, never `..`), or why the path names no file.
+ *
+ * @example
+ * ```ts
+ * import { fileSegments } from "./file_path.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const decode = { decode: true };
+ * assert.deepEqual(fileSegments("/css//./caf%C3%A9.css", decode), ["css", "café.css"]);
+ * assert.equal(fileSegments("/a/%zz", decode), "malformed");
+ * assert.equal(fileSegments("/a%2f..%2fb", decode), "invalid");
+ * assert.equal(fileSegments("/a/%2e%2e/b", decode), "traversal");
+ * assert.equal(fileSegments("/docs/", decode), "directory");
+ * assert.equal(fileSegments("/a\\b", { decode: false }), "invalid");
+ * ```
+ */
+export function fileSegments(
+  path: string,
+  options: FileSegmentsOptions,
+): string[] | PathRejection {
+  const segments: string[] = [];
+  let traversal = false;
+  let last = "";
+  let start = 0;
+  // 1. each segment: decode once, then reject NUL, backslashes and encoded separators
+  while (start <= path.length) {
+    let end = path.indexOf("/", start);
+    if (end === -1) end = path.length;
+    let segment = path.slice(start, end);
+    start = end + 1;
+    if (options.decode && segment.includes("%")) {
+      try {
+        segment = decodeURIComponent(segment);
+      } catch {
+        return "malformed";
+      }
+      if (segment.includes("/")) return "invalid";
+    }
+    if (segment.includes("\0") || segment.includes("\\")) return "invalid";
+    last = segment;
+    // 2. `.` and empty segments name the same directory; `..` would leave it
+    if (segment === "" || segment === ".") continue;
+    if (segment === "..") traversal = true;
+    else segments.push(segment);
+  }
+  // 3. `..` anywhere (checked after decoding, so a malformed path is a 400 first) and drives
+  if (traversal || (segments.length > 0 && DRIVE.test(segments[0]))) return "traversal";
+  // 4. a path ending in `/` or `/.` names a directory, never a file
+  if (segments.length === 0 || last === "" || last === ".") return "directory";
+  return segments;
+}
+
+/**
+ * Returns a real root directory with one trailing separator: the prefix every real path under
+ * it starts with (`/srv/static/`, never `/srv/static`, so `/srv/static_evil` is outside).
+ *
+ * @param realRoot The root with symlinks resolved.
+ * @returns The root with a trailing separator.
+ *
+ * @example
+ * ```ts
+ * import { isUnderRoot, rootBase } from "./file_path.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const base = rootBase("/srv/static");
+ * assert.equal(base, "/srv/static/");
+ * assert.equal(isUnderRoot(base, "/srv/static/app.css"), true);
+ * assert.equal(isUnderRoot(base, "/srv/static_evil/app.css"), false);
+ * assert.equal(isUnderRoot(base, "/srv/static"), false);
+ * ```
+ */
+export function rootBase(realRoot: string): string {
+  const sep = realRoot.includes("/") ? "/" : "\\";
+  return realRoot.endsWith(sep) ? realRoot : realRoot + sep;
+}
+
+/**
+ * Whether a real path (symlinks resolved) lies strictly under the root.
+ *
+ * @param base The real root from {@linkcode rootBase}, with its trailing separator.
+ * @param realPath A path with symlinks resolved.
+ * @returns `true` when `realPath` is inside the root and is not the root itself.
+ */
+export function isUnderRoot(base: string, realPath: string): boolean {
+  return realPath.length > base.length && realPath.startsWith(base);
+}
