@@ -201,7 +201,9 @@ export class Context<P extends Params = Params> {
    * @param status The status; `ctx.res.status` by default.
    */
   json(value: unknown, status?: number): Response {
-    if (this.#res === undefined) return Response.json(value, { status: status ?? 200 });
+    if (this.#res === undefined) {
+      return status === undefined ? Response.json(value) : Response.json(value, { status });
+    }
     return this.respond(JSON.stringify(value), "application/json", status);
   }
 
