@@ -5,6 +5,7 @@
 //
 //   deno run -A bench/load/run.ts [--seconds 5] [--rounds 3] [--h2]
 // HTTP/1.1 uses wrk (64 connections); --h2 uses h2load over TLS (16 connections × 8 streams).
+import { cpuTicks, median, TICKS_PER_SECOND } from "../_proc.ts";
 const args = Deno.args;
 const option = (name: string, fallback: number) => {
   const i = args.indexOf(name);
@@ -15,13 +16,6 @@ const ROUNDS = option("--rounds", 3);
 const H2 = args.includes("--h2");
 const KINDS = ["raw", "hono", "weft"] as const;
 const PATHS = ["/", "/user/42"] as const;
-const TICKS = 100; // USER_HZ on Linux
-
-async function cpuTicks(pid: number): Promise<number> {
-  const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return Number(fields[11]) + Number(fields[12]); // utime + stime (fields 14 and 15)
-}
 
 async function start(kind: string, port: number): Promise<Deno.ChildProcess> {
   const child = new Deno.Command("taskset", {
@@ -87,7 +81,7 @@ for (let round = 0; round < ROUNDS; round++) {
         const before = await cpuTicks(server.pid);
         const rps = await load(base + path);
         const ticks = (await cpuTicks(server.pid)) - before;
-        const cpuUs = (ticks / TICKS) * 1e6 / (rps * SECONDS);
+        const cpuUs = (ticks / TICKS_PER_SECOND) * 1e6 / (rps * SECONDS);
         const cell = (results[path] ??= {})[kind] ??= { rps: [], cpuUs: [] };
         cell.rps.push(rps);
         cell.cpuUs.push(cpuUs);
@@ -99,7 +93,6 @@ for (let round = 0; round < ROUNDS; round++) {
   }
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 console.log(
   `${H2 ? "HTTP/2 over TLS (h2load)" : "HTTP/1.1 (wrk)"}, ${ROUNDS} rounds × ${SECONDS} s, medians`,
 );

@@ -16,6 +16,7 @@
 // sendfile on, access_log off, from a config written to a temp dir. Every process started
 // here is stopped by PID when its turn ends, on errors and on SIGINT/SIGTERM; every wrk run is
 // bounded by `timeout`, and the whole run by a deadline.
+import { cpuTicks, median, TICKS_PER_SECOND } from "../_proc.ts";
 const args = Deno.args;
 const option = (name: string, fallback: number) => {
   const i = args.indexOf(name);
@@ -37,7 +38,6 @@ const CASES = [
   { name: "4 MiB", file: "4m.bin", size: 4_194_304 },
   { name: "304", file: "1k.bin", size: 1024, revalidate: true },
 ] as const;
-const TICKS = 100; // USER_HZ on Linux
 // each case: warm-up + measurement + slack, per server, per round; plus start-up
 const DEADLINE = Date.now() +
   (ROUNDS * KINDS.length * (CASES.length * (SECONDS + WARMUP + 10) + 30) + 60) * 1000;
@@ -94,12 +94,6 @@ http {
   }
 }
 `;
-}
-
-async function cpuTicks(pid: number): Promise<number> {
-  const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return Number(fields[11]) + Number(fields[12]); // utime + stime (fields 14 and 15)
 }
 
 async function loadAverage(): Promise<number> {
@@ -264,7 +258,7 @@ try {
           if (!results.has(c.name)) results.set(c.name, new Map());
           results.get(c.name)!.set(kind, cell);
           cell.rps.push(result.rps);
-          cell.cpuUs.push((ticks / TICKS) * 1e6 / (result.rps * SECONDS));
+          cell.cpuUs.push((ticks / TICKS_PER_SECOND) * 1e6 / (result.rps * SECONDS));
           cell.load.push(load, await loadAverage());
           if (result.bad > 0) cell.notes.add(`${result.bad} non-2xx/3xx`);
           if (result.errors !== "") cell.notes.add(result.errors);
@@ -279,7 +273,6 @@ try {
   await Deno.remove(dir, { recursive: true }).catch(() => {});
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 console.log(
   `HTTP/1.1 (wrk -t1 -c64), ${TEXT ? "ASCII text" : "random bytes"}, ${ROUNDS} rounds × ` +
     `${SECONDS} s (warm-up ${WARMUP} s), medians; server on core 0, wrk on core 1`,
