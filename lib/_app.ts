@@ -39,6 +39,17 @@ export function recover(ctx: Context, error: unknown): Response {
 // pass it on instead of chaining another then(): one promise per request instead of one per
 // layer. A stale value can only cause an extra, harmless wrap.
 let safe: Promise<Response> | undefined;
+// The response `safe` is already fulfilled with, when settle() made it from a response in
+// hand. When every middleware handed back next()'s promise unchanged, the app answers with
+// this response synchronously, and the server skips awaiting a promise (Deno.serve has a
+// faster path for a response returned synchronously). Such a middleware is done with the
+// response: changes it makes in a then() callback after returning may come too late.
+let settled: Response | undefined;
+
+function resolved(res: Response): Promise<Response> {
+  settled = res;
+  return safe = Promise.resolve(res);
+}
 
 /** Runs `run` and resolves with a response whatever it throws. */
 export function settle(ctx: Context, run: Run): Promise<Response> {
@@ -46,12 +57,12 @@ export function settle(ctx: Context, run: Run): Promise<Response> {
   try {
     res = run(ctx);
   } catch (error) {
-    return safe = Promise.resolve(recover(ctx, error));
+    return resolved(recover(ctx, error));
   }
-  if (res instanceof Promise) {
-    return res === safe ? res : safe = res.then(undefined, (error) => recover(ctx, error));
-  }
-  return safe = Promise.resolve(res);
+  if (!(res instanceof Promise)) return resolved(res);
+  if (res === safe) return res;
+  settled = undefined;
+  return safe = res.then(undefined, (error) => recover(ctx, error));
 }
 
 // Headers set with ctx.setHeader() reach the response even when the handler built it itself;
@@ -102,6 +113,7 @@ export function createApp(run: Run): App {
       return inherit(ctx, recover(ctx, error));
     }
     if (res instanceof Promise) {
+      if (res === safe && settled !== undefined) return inherit(ctx, settled);
       return res.then(
         (value) => inherit(ctx, value),
         (error) => inherit(ctx, recover(ctx, error)),

