@@ -1,55 +1,87 @@
-// The fast pass of validation against a Weft schema: a tree of closures built once per
-// schema (cached in a WeakMap; no eval, no new Function) that answers true or false without
-// allocating. Only when it answers false does the slow pass (_explain.ts) walk the schema
-// again to name the first failure and its path, in the same order.
+// The compiled form of a schema, built once per schema (cached in a WeakMap; no eval, no new
+// Function): a check, the fast pass of validation, which answers true or false without
+// allocating (only when it answers false does the slow pass, _explain.ts, walk the schema
+// again to name the first failure and its path, in the same order); and a projection, which
+// reduces a value to the schema's members for json.encode. Objects take a generic path until
+// the schema given to json.decode or json.encode is hot; then its tree is built again, with
+// the per-schema copies of _shapes.ts while they last.
 import type { LiteralSchema, LiteralValue, SchemaNode as Schema, Shape } from "./schema.ts";
+import {
+  type Check,
+  copiesLeft,
+  FAIL,
+  isObject,
+  MAX_DEPTH,
+  type Pair,
+  type Project,
+  shape,
+  SLOTS,
+} from "./_shapes.ts";
 
-/** The deepest nesting of arrays and objects that decoding and validation accept. */
-export const MAX_DEPTH = 512;
+export { type Check, FAIL, isObject, MAX_DEPTH, type Project };
 
-/** `depth` is the nesting level a container at this position has (the root's is 1). */
-export type Check = (value: unknown, depth: number) => boolean;
-
+// Imported bindings are read through a cell on every use; module constants are folded into
+// the compiled code (comparing with an imported symbol is several times slower).
+const fail = FAIL;
+const maxDepth = MAX_DEPTH;
 const isArray = Array.isArray;
-const checks = new WeakMap<Schema, Check>();
-
-/** The fast check of a schema that was compiled already, so one lookup serves decode. */
-export function compiled(schema: object): Check | undefined {
-  return checks.get(schema as Schema);
+// Pairs are cached per schema; a hot schema's tree is built again, with its own copies, in a
+// cache of its own.
+interface Cache {
+  get(schema: Schema): Pair | undefined;
+  set(schema: Schema, pair: Pair): unknown;
 }
+const pairs: Cache = new WeakMap<Schema, Pair>();
 
-/** Returns the fast check of a schema, built once. */
-export function compile(schema: Schema): Check {
-  let check = checks.get(schema);
-  if (check === undefined) {
-    check = build(schema);
-    checks.set(schema, check);
+function pairOf(schema: Schema, cache: Cache): Pair {
+  let pair = cache.get(schema);
+  if (pair === undefined) {
+    pair = build(schema, cache);
+    cache.set(schema, pair);
   }
-  return check;
+  return pair;
 }
 
-function isString(v: unknown): boolean {
-  return typeof v === "string";
+/** A schema as json.decode, json.encode and `~standard.validate` use it. */
+export interface Root {
+  check: Check;
+  project: Project;
+  uses: number;
 }
 
-function isNumber(v: unknown): boolean {
-  return typeof v === "number" && v - v === 0; // finite: Infinity - Infinity and NaN are NaN
+// After this many uses a schema's objects get copies of their own (see _shapes.ts).
+const HOT = 64;
+const roots = new WeakMap<Schema, Root>();
+
+/** The root of a schema compiled already, counting this use; `undefined` for any other. */
+export function compiled(schema: object): Root | undefined {
+  const root = roots.get(schema as Schema);
+  if (root !== undefined && root.uses < HOT && ++root.uses === HOT) {
+    const pair = pairOf(schema as Schema, new Map());
+    root.check = pair[0];
+    root.project = projector(pair);
+  }
+  return root;
 }
 
-function isInteger(v: unknown): boolean {
-  return Number.isSafeInteger(v);
+/** Compiles a schema (once) and returns its root, counting this use. */
+export function compile(schema: Schema): Root {
+  let root = compiled(schema);
+  if (root === undefined) {
+    const pair = pairOf(schema, pairs);
+    root = { check: pair[0], project: projector(pair), uses: 1 };
+    roots.set(schema, root);
+  }
+  return root;
 }
 
-function isBoolean(v: unknown): boolean {
-  return typeof v === "boolean";
-}
+// The projection of schemas whose valid values are written as they are: the value itself,
+// once the check passed. Object copies call the check and store the value inline; other
+// callers go through projector().
+const same: Project = (v) => v;
 
-function isNull(v: unknown): boolean {
-  return v === null;
-}
-
-export function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !isArray(v);
+function projector([check, project]: Pair): Project {
+  return project === same ? (v) => check(v, 1) ? v : fail : project;
 }
 
 /** Whether `v` is a JSON value (finite numbers, plain data) no deeper than the limit. */
@@ -59,10 +91,10 @@ export function isJson(v: unknown, depth: number): boolean {
     case "boolean":
       return true;
     case "number":
-      return v - v === 0;
+      return v - v === 0; // finite: Infinity - Infinity and NaN are NaN
     case "object": {
       if (v === null) return true;
-      if (depth > MAX_DEPTH) return false;
+      if (depth > maxDepth) return false;
       if (isArray(v)) {
         for (let i = 0; i < v.length; i++) if (!isJson(v[i], depth + 1)) return false;
         return true;
@@ -85,21 +117,28 @@ export function member(o: Record<string, unknown>, key: string, guarded: boolean
   return guarded && !Object.hasOwn(o, key) ? undefined : o[key];
 }
 
-// Leaf kinds that object checks (and encode's projections) test inline instead of calling a
-// closure.
-export const CALL = 0;
-export const STRING = 1;
-export const NUMBER = 2;
-export const INTEGER = 3;
-export const BOOLEAN = 4;
-export const NULLABLE_STRING = 5;
-export const LITERAL = 6;
-export const ENUM = 7;
-export const NULLABLE_NUMBER = 8;
-export const STRING_ARRAY = 9;
-export const STRING_RECORD = 10;
+export function tagOf(shape: Shape, key: string): LiteralValue {
+  return (shape[key] as LiteralSchema<LiteralValue>).value;
+}
 
-export function leafTag(s: Schema): number {
+// Leaves: plain functions, so that a copy's call to one is inlined.
+const STRING: Pair = [(v) => typeof v === "string", same];
+const NUMBER: Pair = [(v) => typeof v === "number" && v - v === 0, same];
+const INTEGER: Pair = [Number.isSafeInteger, same];
+const BOOLEAN: Pair = [(v) => typeof v === "boolean", same];
+const NULL: Pair = [(v) => v === null, same];
+// `any` values are written as JSON.stringify writes them; absent is not a value.
+const ANY: Pair = [isJson, (v) => v === undefined ? fail : v];
+
+// Up to four values are compared one by one (a repeated last one costs nothing), more by
+// Array.prototype.includes (no enum holds NaN, the one value where it differs from ===).
+function oneOf(values: readonly unknown[]): Pair {
+  if (values.length > 4) return [(v) => values.includes(v), same];
+  const [a, b = a, c = b, d = c] = values;
+  return [(v) => v === a || v === b || v === c || v === d, same];
+}
+
+function build(s: Schema, cache: Cache): Pair {
   switch (s.kind) {
     case "string":
       return STRING;
@@ -109,199 +148,282 @@ export function leafTag(s: Schema): number {
       return INTEGER;
     case "boolean":
       return BOOLEAN;
-    case "nullable": {
-      const inner = s.inner as Schema;
-      if (inner.kind === "string") return NULLABLE_STRING;
-      return inner.kind === "number" ? NULLABLE_NUMBER : CALL;
-    }
-    case "array":
-      return (s.item as Schema).kind === "string" ? STRING_ARRAY : CALL;
-    case "record":
-      return (s.value as Schema).kind === "string" ? STRING_RECORD : CALL;
-    case "literal":
-      return LITERAL;
-    case "enum":
-      return ENUM;
-    default:
-      return CALL;
-  }
-}
-
-function build(s: Schema): Check {
-  switch (s.kind) {
-    case "string":
-      return isString;
-    case "number":
-      return isNumber;
-    case "integer":
-      return isInteger;
-    case "boolean":
-      return isBoolean;
     case "null":
-      return isNull;
+      return NULL;
     case "any":
-      return isJson;
-    case "literal": {
-      const literal = s.value;
-      return (v) => v === literal;
-    }
-    case "enum": {
-      const values = s.values as readonly unknown[];
-      const n = values.length;
-      return function checkEnum(v) {
-        for (let i = 0; i < n; i++) if (v === values[i]) return true;
-        return false;
-      };
-    }
+      return ANY;
+    case "literal":
+      return oneOf([s.value]);
+    case "enum":
+      return oneOf(s.values);
     case "optional": {
-      const inner = compile(s.inner as Schema);
-      return (v, depth) => v === undefined || inner(v, depth);
+      const inner = pairOf(s.inner as Schema, cache);
+      const check = inner[0], project = projector(inner);
+      // only object members may be absent (buildObject lets them)
+      return [
+        (v, depth) => v === undefined || check(v, depth),
+        (v) => v === undefined ? fail : project(v),
+      ];
     }
     case "nullable": {
-      const inner = compile(s.inner as Schema);
-      return (v, depth) => v === null || inner(v, depth);
+      const [check, project] = pairOf(s.inner as Schema, cache);
+      return [
+        (v, depth) => v === null || check(v, depth),
+        project === same ? same : (v) => v === null ? v : project(v),
+      ];
     }
     case "array":
-      return buildArray(s.item as Schema);
-    case "record": {
-      const value = compile(s.value as Schema);
-      if (leafTag(s.value as Schema) === STRING) {
-        return function checkStringRecord(v, depth) {
-          if (!isObject(v) || depth > MAX_DEPTH) return false;
-          for (const key in v) {
-            if (typeof v[key] !== "string" && Object.hasOwn(v, key)) return false;
-          }
-          return true;
-        };
-      }
-      return function checkRecord(v, depth) {
-        if (!isObject(v) || depth > MAX_DEPTH) return false;
-        for (const key in v) if (!value(v[key], depth + 1) && Object.hasOwn(v, key)) return false;
-        return true;
-      };
-    }
+      return buildArray(s.item as Schema, cache);
+    case "record":
+      return buildRecord(s.value as Schema, cache);
     case "object":
-      return buildObject(s.shape, s.unknownKeys === "reject");
-    case "union": {
-      const key = s.discriminator;
-      const guarded = inherited(key);
-      const tags = s.variants.map((variant) => tagOf(variant.shape, key));
-      const variants = s.variants.map((variant) => compile(variant as Schema));
-      const n = tags.length;
-      return function checkUnion(v, depth) {
-        if (!isObject(v)) return false;
-        const tag = member(v, key, guarded);
-        for (let i = 0; i < n; i++) if (tag === tags[i]) return variants[i](v, depth);
-        return false;
-      };
-    }
+      return buildObject(s.shape, s.unknownKeys === "reject", cache);
+    case "union":
+      return buildUnion(s.discriminator, s.variants as readonly Schema[], cache);
   }
 }
 
-function buildArray(itemSchema: Schema): Check {
-  const tag = leafTag(itemSchema);
-  if (tag === STRING) {
-    return function checkStrings(v, depth) {
-      if (!isArray(v) || depth > MAX_DEPTH) return false;
+function buildArray(itemSchema: Schema, cache: Cache): Pair {
+  if (itemSchema.kind === "string") {
+    return [function checkStrings(v, depth) {
+      if (!isArray(v) || depth > maxDepth) return false;
       for (let i = 0; i < v.length; i++) if (typeof v[i] !== "string") return false;
       return true;
-    };
+    }, same];
   }
-  const item = compile(itemSchema);
-  return function checkArray(v, depth) {
-    if (!isArray(v) || depth > MAX_DEPTH) return false;
+  const [item, itemProject] = pairOf(itemSchema, cache);
+  const checkArray: Check = (v, depth) => {
+    if (!isArray(v) || depth > maxDepth) return false;
     for (let i = 0; i < v.length; i++) if (!item(v[i], depth + 1)) return false;
     return true;
   };
-}
-
-export function tagOf(shape: Shape, key: string): LiteralValue {
-  return (shape[key] as LiteralSchema<LiteralValue>).value;
-}
-
-function buildObject(shape: Shape, reject: boolean): Check {
-  const keys = Object.keys(shape);
-  const n = keys.length;
-  const required = keys.map((key) => shape[key].kind !== "optional");
-  const inners = keys.map((key) => {
-    const field = shape[key] as Schema;
-    return field.kind === "optional" ? field.inner as Schema : field;
-  });
-  const fields = inners.map(compile);
-  const tags = inners.map((inner, i) => required[i] ? leafTag(inner) : CALL);
-  // the allowed values of literal and enum members, tested inline
-  const allowed = inners.map((inner) =>
-    inner.kind === "literal" ? [inner.value] : inner.kind === "enum" ? inner.values : []
-  );
-  const guarded = keys.map(inherited);
-  const anyGuarded = guarded.includes(true);
-
-  // By name: a keyed load per member, then a scan for unknown members when they are rejected.
-  function byName(v: Record<string, unknown>, depth: number): boolean {
-    for (let i = 0; i < n; i++) {
-      const x = anyGuarded ? member(v, keys[i], guarded[i]) : v[keys[i]];
-      if (x === undefined) {
-        if (required[i]) return false;
-      } else if (!fields[i](x, depth + 1)) return false;
-    }
-    if (reject) {
-      for (const key in v) if (Object.hasOwn(v, key) && !Object.hasOwn(shape, key)) return false;
-    }
-    return true;
-  }
-
-  // Skips absent optional members up to `key`; -1 when `key` is not next in shape order.
-  function skipTo(key: string, i: number): number {
-    for (; i < n; i++) {
-      if (keys[i] === key) return i;
-      if (required[i]) return -1;
-    }
-    return -1;
-  }
-
-  // In order: when the members come in the shape's order (absent optional ones skipped), a
-  // for-in walk reads each value by its enumeration index, far cheaper than keyed loads, and
-  // leaves are tested inline. Another order or an unknown member falls back to byName.
-  return function checkObject(v, depth) {
-    if (typeof v !== "object" || v === null || isArray(v) || depth > MAX_DEPTH) return false;
-    const o = v as Record<string, unknown>;
-    let i = 0;
-    for (const key in o) {
-      if (key !== keys[i]) {
-        i = skipTo(key, i);
-        if (i < 0) return byName(o, depth);
+  if (itemProject === same) return [checkArray, same];
+  return [checkArray, function projectArray(v) {
+    if (!isArray(v)) return fail;
+    let out = v;
+    for (let i = 0; i < v.length; i++) {
+      const y = itemProject(v[i]);
+      if (y === fail) return fail;
+      if (y !== v[i]) {
+        if (out === v) out = v.slice();
+        out[i] = y;
       }
-      const x = o[key];
-      const tag = tags[i];
-      if (tag === STRING) {
-        if (typeof x !== "string") return false;
-      } else if (tag === NUMBER) {
-        if (typeof x !== "number" || x - x !== 0) return false;
-      } else if (tag === NULLABLE_STRING) {
-        if (x !== null && typeof x !== "string") return false;
-      } else if (tag === INTEGER) {
-        if (!Number.isSafeInteger(x)) return false;
-      } else if (tag === NULLABLE_NUMBER) {
-        if (x !== null && (typeof x !== "number" || x - x !== 0)) return false;
-      } else if (tag === BOOLEAN) {
-        if (typeof x !== "boolean") return false;
-      } else if (tag === LITERAL || tag === ENUM) {
-        const values = allowed[i];
-        let j = 0;
-        while (j < values.length && x !== values[j]) j++;
-        if (j === values.length) return false;
-      } else if (tag === STRING_ARRAY) {
-        if (!isArray(x) || depth >= MAX_DEPTH) return false;
-        for (let j = 0; j < x.length; j++) if (typeof x[j] !== "string") return false;
-      } else if (tag === STRING_RECORD) {
-        if (!isObject(x) || depth >= MAX_DEPTH) return false;
-        for (const k in x) if (typeof x[k] !== "string" && Object.hasOwn(x, k)) return false;
-      } else if (x === undefined) {
-        if (required[i]) return false;
-      } else if (!fields[i](x, depth + 1)) return false;
-      i++;
     }
-    for (; i < n; i++) if (required[i]) return false; // absent, since the order held
+    return out;
+  }];
+}
+
+// `out.__proto__ = x` would set the prototype; a member of that name must be defined.
+function put(out: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__") {
+    Object.defineProperty(out, key, {
+      value,
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
+  } else {
+    out[key] = value;
+  }
+}
+
+function buildRecord(valueSchema: Schema, cache: Cache): Pair {
+  const [value, valueProject] = pairOf(valueSchema, cache);
+  // whether every own member of an object is valid
+  const members: Check = valueSchema.kind === "string"
+    ? (v) => {
+      const o = v as Record<string, unknown>;
+      for (const key in o) if (typeof o[key] !== "string" && Object.hasOwn(o, key)) return false;
+      return true;
+    }
+    : (v, depth) => {
+      const o = v as Record<string, unknown>;
+      for (const key in o) if (!value(o[key], depth + 1) && Object.hasOwn(o, key)) return false;
+      return true;
+    };
+  const check: Check = (v, depth) => isObject(v) && depth <= maxDepth && members(v, depth);
+  // JSON.stringify writes an object member by member unless it has toJSON
+  if (valueProject === same) {
+    return [
+      check,
+      (v) => isObject(v) && typeof v.toJSON !== "function" && members(v, 1) ? v : fail,
+    ];
+  }
+  return [check, function projectRecord(v) {
+    if (!isObject(v) || typeof v.toJSON === "function") return fail;
+    let out: Record<string, unknown> | undefined;
+    for (const key in v) {
+      const x = v[key];
+      const y = valueProject(x);
+      if (y === fail) return fail;
+      if (y !== x) out ??= { ...v };
+      if (out !== undefined) put(out, key, y);
+    }
+    return out ?? v;
+  }];
+}
+
+function buildUnion(key: string, variants: readonly Schema[], cache: Cache): Pair {
+  const guarded = inherited(key);
+  const tags = variants.map((variant) => tagOf((variant as { shape: Shape }).shape, key));
+  const checks = variants.map((variant) => pairOf(variant, cache)[0]);
+  const projects = variants.map((variant) => projector(pairOf(variant, cache)));
+  const n = tags.length;
+  return [
+    function checkUnion(v, depth) {
+      if (!isObject(v)) return false;
+      const tag = member(v, key, guarded);
+      for (let i = 0; i < n; i++) if (tag === tags[i]) return checks[i](v, depth);
+      return false;
+    },
+    function projectUnion(v) {
+      if (!isObject(v) || !Object.hasOwn(v, key)) return fail;
+      const i = tags.indexOf(v[key] as LiteralValue);
+      return i === -1 ? fail : projects[i](v);
+    },
+  ];
+}
+
+const pass: Check = () => true;
+const end: Project = (_v, out) => out;
+// A key no JSON object has, for the free slots of a copy when no member is a leaf.
+const NO_KEY = Symbol() as unknown as string;
+
+function buildObject(shapeOf: Shape, reject: boolean, cache: Cache): Pair {
+  const keys = Object.keys(shapeOf);
+  const checks: Check[] = []; // the member checks
+  const tests: Check[] = []; // the checks of members written as they are, else pass
+  const projects: Project[] = [];
+  for (const key of keys) {
+    const field = shapeOf[key] as Schema;
+    const optional = field.kind === "optional";
+    const [check, project] = pairOf(field, cache);
+    // an absent optional member is written as nothing (the optional schema alone fails on it)
+    const own = optional ? pairOf(field.inner as Schema, cache)[1] : project;
+    checks.push(check);
+    tests.push(own === same ? check : pass);
+    projects.push(optional && own !== same ? (v) => v === undefined ? v : own(v) : own);
+  }
+  const rest = reject ? onlyKnown(shapeOf) : pass;
+  // the tree of a hot schema (built in a cache of its own) takes copies while they last;
+  // members named like Object.prototype's must be read as own ones, by the generic path
+  return (cache !== pairs && !keys.some(inherited) &&
+    copied(keys, checks, tests, projects, rest)) ||
+    generic(keys, checks, tests, projects, rest);
+}
+
+// Copies of SLOTS members each, built from the last, each continuing with the next. Their loads
+// by name do not depend on the members' order, and unknown members cost nothing.
+function copied(
+  keys: string[],
+  checks: Check[],
+  tests: Check[],
+  projects: Project[],
+  rest: Check,
+): Pair | undefined {
+  if (keys.length === 0 || !copiesLeft(keys.length)) return undefined;
+  let next: Pair = [rest, end];
+  for (let at = Math.floor((keys.length - 1) / SLOTS) * SLOTS; at >= 0; at -= SLOTS) {
+    const k = keys.slice(at, at + SLOTS);
+    const c = checks.slice(at, at + SLOTS);
+    const q = tests.slice(at, at + SLOTS);
+    const p = projects.slice(at, at + SLOTS);
+    // free slots repeat a member written as it is (storing the same value again)
+    const leaf = p.indexOf(same);
+    while (k.length < SLOTS) {
+      k.push(leaf < 0 ? NO_KEY : k[leaf]);
+      c.push(pass);
+      q.push(pass);
+      p.push(same);
+    }
+    next = shape(k, c, q, p, next);
+  }
+  return next;
+}
+
+// The generic path: for-in reads members by enumeration index, which does not depend on the
+// object's shape. Members that come in shape order (absent optional ones skipped) are checked
+// in place, and a projection that finds exactly the schema's members in order returns the
+// object itself; another order or an unknown member falls back to reading them by name.
+function generic(
+  keys: string[],
+  checks: Check[],
+  tests: Check[],
+  projects: Project[],
+  rest: Check,
+): Pair {
+  const n = keys.length;
+  const guarded = keys.map(inherited);
+  const read = (v: Record<string, unknown>, i: number) => member(v, keys[i], guarded[i]);
+  const byName = (v: Record<string, unknown>, depth: number) => {
+    for (let i = 0; i < n; i++) if (!checks[i](read(v, i), depth + 1)) return false;
+    return rest(v, depth);
+  };
+  // Copies start from an object that has every member, in shape order, so that they only store
+  // into existing fields (and `out.__proto__ = x` does not set the prototype). Fields that held
+  // a number before `undefined` take any value without a change of hidden class.
+  const template: Record<string, unknown> = {};
+  for (const key of keys) put(template, key, 0), template[key] = undefined;
+  // Copies the members; those before `from` are checked and kept as they are, and `at` (when
+  // not `fail`) is the projection of member `from`.
+  const copy = (v: Record<string, unknown>, from = 0, at: unknown = fail) => {
+    const out = { ...template };
+    for (let i = 0; i < n; i++) {
+      const x = read(v, i);
+      const y = i < from
+        ? x
+        : i === from && at !== fail
+        ? at
+        : tests[i](x, 1)
+        ? projects[i](x)
+        : fail;
+      if (y === fail) return fail;
+      out[keys[i]] = y;
+    }
+    return out;
+  };
+  const absent = (i: number) => tests[i](undefined, 1) && projects[i](undefined) !== fail;
+  return [
+    function checkObject(v, depth) {
+      if (!isObject(v) || depth > maxDepth) return false;
+      let i = 0;
+      for (const key in v) {
+        for (; i < n && keys[i] !== key; i++) {
+          if (!checks[i](undefined, depth + 1)) return byName(v, depth);
+        }
+        if (i === n) return byName(v, depth);
+        const x = guarded[i] ? read(v, i) : v[key]; // v[key] reads by enumeration index
+        if (!checks[i++](x, depth + 1)) return false;
+      }
+      for (; i < n; i++) if (!checks[i](undefined, depth + 1)) return false;
+      return rest(v, depth);
+    },
+    function projectObject(v) {
+      if (!isObject(v)) return fail;
+      // JSON.stringify would call toJSON; a copy reads the members instead
+      if (typeof v.toJSON === "function") return copy(v);
+      let i = 0;
+      for (const key in v) {
+        for (; i < n && keys[i] !== key; i++) if (!absent(i)) return copy(v);
+        if (i === n) return copy(v);
+        const x = guarded[i] ? read(v, i) : v[key]; // v[key] reads by enumeration index
+        if (!tests[i](x, 1)) return fail;
+        if (projects[i] !== same) {
+          const y = projects[i](x);
+          if (y !== x) return y === fail ? fail : copy(v, i, y);
+        }
+        i++;
+      }
+      for (; i < n; i++) if (!absent(i)) return copy(v);
+      return v;
+    },
+  ];
+}
+
+function onlyKnown(shapeOf: Shape): Check {
+  return (v) => {
+    const o = v as Record<string, unknown>;
+    for (const key in o) if (Object.hasOwn(o, key) && !Object.hasOwn(shapeOf, key)) return false;
     return true;
   };
 }

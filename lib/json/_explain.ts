@@ -116,7 +116,7 @@ export function explain(
       return explain(variant as Schema, v, path, depth, strictKeys);
     }
     default:
-      return compile(s)(v, depth) ? undefined : mismatch(s, path, v);
+      return compile(s).check(v, depth) ? undefined : mismatch(s, path, v);
   }
 }
 
@@ -212,7 +212,7 @@ export function toJsonError(failure: Failure): JsonError {
 
 /** The `~standard.validate` of every Weft schema. */
 export function standardValidate(s: Schema, value: unknown): StandardSchemaV1Result<unknown> {
-  if (compile(s)(value, 1)) return { value };
+  if (compile(s).check(value, 1)) return { value };
   const failure = explain(s, value, [], 1) ??
     { kind: "type_mismatch", path: [], expected: expectedName(s), received: value };
   const message = failure.kind === "too_deep"

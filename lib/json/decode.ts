@@ -80,9 +80,9 @@ function validate(
   value: unknown,
   data: Uint8Array | string,
 ): DecodeResult<unknown> {
-  const check = compiled(target) ?? (isWeftSchema(target) ? compile(target) : undefined);
-  if (check !== undefined) {
-    if (check(value, 1)) return { ok: true, value };
+  const root = compiled(target) ?? (isWeftSchema(target) ? compile(target) : undefined);
+  if (root !== undefined) {
+    if (root.check(value, 1)) return { ok: true, value };
     const failure = explain(target as SchemaNode, value, [], 1);
     if (failure === undefined) return { ok: true, value }; // unreachable: both passes agree
     if (failure.kind === "too_deep") return { ok: false, error: locate(data) };

@@ -64,12 +64,12 @@
  *
  * ## Encoding
  *
- * With a schema, members the schema does not name are never written, absent optional
- * members are omitted, and a value that does not match the schema throws a `TypeError` (a
- * programming error, not input). `schema.any()` values are written as `JSON.stringify`
- * writes them. The encoder is compiled once per schema into closures (no `eval`), checks
- * objects that already hold exactly the schema's members in place, copies only the others,
- * and leaves the writing to `JSON.stringify`.
+ * With a schema, members the schema does not name are never written, members are written in
+ * shape order, absent optional members are omitted, and a value that does not match the
+ * schema throws a `TypeError` (a programming error, not input). Objects are read member by
+ * member (their `toJSON` methods are not called; getters are); `schema.any()` values are
+ * written as `JSON.stringify` writes them. The encoder is compiled once per schema into
+ * closures (no `eval`) and leaves the writing to `JSON.stringify`.
  *
  * @example Decode a request body, answer failures with 400
  * ```ts
