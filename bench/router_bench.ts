@@ -1,6 +1,8 @@
 // Router lookups, Weft against the anchors in the same groups: Hono's RegExpRouter and
 // TrieRouter, find-my-way, memoirist, rou3 and rou3's compiled router (JIT via new Function).
-// Each router returns its params in its own form (Weft: values parallel to names).
+// Weft runs twice: compiled (RadixTree.compile(), what router() uses where new Function is
+// allowed) and walking the tree (RadixTree.find(), the no-eval matcher). Each router returns
+// its params in its own form (Weft: values parallel to names).
 import { RadixTree } from "../lib/router/radix.ts";
 import { RegExpRouter } from "hono/router/reg-exp-router";
 import { TrieRouter } from "hono/router/trie-router";
@@ -15,9 +17,21 @@ type Lookup = (method: string, path: string) => unknown;
 const handler = () => {};
 const starTo = (pattern: string, star: string) => pattern.replace(/\*\w*$/, star);
 
-function weft(routes: readonly RouteSpec[]): Lookup {
+function weftTree(routes: readonly RouteSpec[]): RadixTree<typeof handler> {
   const tree = new RadixTree<typeof handler>();
   for (const [method, pattern] of routes) tree.add(method, pattern, handler);
+  return tree;
+}
+
+function weftCompiled(routes: readonly RouteSpec[]): Lookup {
+  const find = weftTree(routes).compile();
+  // compile() falls back to the tree walk where it cannot generate code; not here.
+  if (!String(find).startsWith("(m,p)=>")) throw new Error("RadixTree.compile() did not compile");
+  return (method, path) => find(method, path);
+}
+
+function weft(routes: readonly RouteSpec[]): Lookup {
+  const tree = weftTree(routes);
   return (method, path) => tree.find(method, path);
 }
 
@@ -59,6 +73,7 @@ function rou3Compiled(routes: readonly RouteSpec[]): Lookup {
 }
 
 const CONTENDERS: [string, (routes: readonly RouteSpec[]) => Lookup][] = [
+  ["weft compiled (new Function)", weftCompiled],
   ["weft RadixTree (no eval)", weft],
   ["hono RegExpRouter", honoRegExp],
   ["hono TrieRouter", honoTrie],

@@ -52,9 +52,10 @@ export type PathParams<P extends string> = string extends P ? Record<string, str
  * ```
  */
 export function parsePattern(pattern: string): Segment[] {
-  if (typeof pattern !== "string" || pattern[0] !== "/") {
-    throw new TypeError(`Cannot parse route pattern "${pattern}": it must start with "/"`);
-  }
+  const fail = (why: string): never => {
+    throw new TypeError(`Cannot parse route pattern "${pattern}": ${why}`);
+  };
+  if (typeof pattern !== "string" || pattern[0] !== "/") fail(`it must start with "/"`);
   const parts = pattern.slice(1).split("/");
   const segments: Segment[] = [];
   const names = new Set<string>();
@@ -67,18 +68,10 @@ export function parsePattern(pattern: string): Segment[] {
     }
     const name = part.slice(1);
     const kind = sigil === ":" ? "param" : "wildcard";
-    if (!/^[A-Za-z_$][\w$]*$/.test(name)) {
-      throw new TypeError(
-        `Cannot parse route pattern "${pattern}": ${kind} name "${name}" must be an identifier`,
-      );
-    }
-    if (names.has(name)) {
-      throw new TypeError(`Cannot parse route pattern "${pattern}": "${name}" appears twice`);
-    }
+    if (!/^[A-Za-z_$][\w$]*$/.test(name)) fail(`${kind} name "${name}" must be an identifier`);
+    if (names.has(name)) fail(`"${name}" appears twice`);
     if (kind === "wildcard" && i !== parts.length - 1) {
-      throw new TypeError(
-        `Cannot parse route pattern "${pattern}": the wildcard "*${name}" must be the last segment`,
-      );
+      fail(`the wildcard "*${name}" must be the last segment`);
     }
     names.add(name);
     segments.push({ kind, name });

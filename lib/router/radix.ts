@@ -6,8 +6,12 @@
  * Priority is by specificity, segment by segment, with backtracking: static beats `:param`
  * beats `*wildcard`, whatever the registration order.
  *
+ * `find()` walks the tree; `compile()` turns it into generated JavaScript that takes the same
+ * steps faster, for runtimes that allow `new Function`.
+ *
  * @module
  */
+import { compileTrees } from "./_compile.ts";
 import { parsePattern } from "./pattern.ts";
 
 /** What {@linkcode RadixTree.find} returns: the route's data and its params. */
@@ -22,7 +26,8 @@ export interface RadixMatch<T> {
   values: string[];
 }
 
-interface Entry<T> {
+/** A route as the tree stores it (internal; shared with the code generator). */
+export interface Entry<T> {
   data: T;
   pattern: string;
   names: readonly string[];
@@ -30,10 +35,13 @@ interface Entry<T> {
   hit: RadixMatch<T>;
 }
 
-// A node consumes `prefix` (static characters); its static children start with distinct
-// characters, its param child consumes one non-empty segment, its wildcard the remainder.
-// Each method has its own tree, so a lookup never indexes by method below the root.
-interface Node<T> {
+/**
+ * A tree node (internal; shared with the code generator). A node consumes `prefix` (static
+ * characters); its static children start with distinct characters, its param child consumes
+ * one non-empty segment, its wildcard the remainder. Each method has its own tree, so a lookup
+ * never indexes by method below the root.
+ */
+export interface Node<T> {
   prefix: string;
   first: number;
   children: Node<T>[] | undefined;
@@ -42,23 +50,14 @@ interface Node<T> {
   entry: Entry<T> | undefined;
 }
 
-interface MethodTree<T> {
+/** The tree and static map of one method (internal; shared with the code generator). */
+export interface MethodTree<T> {
   root: Node<T>;
   /** Fully static patterns: one map lookup before the tree. */
   statics: Map<string, Entry<T>>;
-  /** Which path lengths (below 256) some static pattern has: a miss skips hashing the path. */
-  staticLengths: Uint8Array;
-  dynamic: boolean;
-}
-
-// Prefixes are cut from concatenated text; V8 keeps those as cons or sliced strings, which
-// make every character comparison slow. A JSON round trip gives a flat copy, once, at build.
-function flat(text: string): string {
-  return JSON.parse(JSON.stringify(text));
 }
 
 function createNode<T>(prefix: string): Node<T> {
-  prefix = flat(prefix);
   return {
     prefix,
     first: prefix.length === 0 ? -1 : prefix.charCodeAt(0),
@@ -90,7 +89,7 @@ function insertStatic<T>(node: Node<T>, text: string): Node<T> {
     if (j < prefix.length) {
       // Split: a new node takes the common part, the old one keeps the rest.
       const top = createNode<T>(prefix.slice(0, j));
-      child.prefix = flat(prefix.slice(j));
+      child.prefix = prefix.slice(j);
       child.first = child.prefix.charCodeAt(0);
       top.children = [child];
       children[index] = child = top;
@@ -163,8 +162,6 @@ export class RadixTree<T> {
         tree = {
           root: createNode(""),
           statics: new Map(),
-          staticLengths: new Uint8Array(256),
-          dynamic: false,
         },
       );
     }
@@ -185,7 +182,6 @@ export class RadixTree<T> {
       }
       node = insertStatic(node, text);
       text = "";
-      tree.dynamic = true;
       names.push(segment.name);
       if (segment.kind === "param") node = node.param ??= createNode("");
       else node.wildcard = entry;
@@ -195,7 +191,6 @@ export class RadixTree<T> {
       node.entry = entry;
       if (names.length === 0) {
         tree.statics.set(pattern, entry);
-        if (pattern.length < 256) tree.staticLengths[pattern.length] = 1;
       }
     }
     this.#added.add(key);
@@ -215,17 +210,38 @@ export class RadixTree<T> {
     const tree = this.#trees.get(method);
     if (tree === undefined) return undefined;
     // 1. fully static patterns: one map lookup, no allocation
-    const length = path.length;
-    if (length >= 256 || tree.staticLengths[length] === 1) {
-      const hit = tree.statics.get(path);
-      if (hit !== undefined) return hit.hit;
-    }
-    if (!tree.dynamic) return undefined;
+    const hit = tree.statics.get(path);
+    if (hit !== undefined) return hit.hit;
     // 2. the tree, with backtracking
     const values: string[] = [];
     const entry = walk(tree.root, path, 0, values);
-    if (entry === undefined) return undefined;
-    return { data: entry.data, pattern: entry.pattern, names: entry.names, values };
+    return entry && toMatch(entry, values);
+  }
+
+  /**
+   * Compiles the routes added so far into a find function: JavaScript source generated once and
+   * turned into a function with `new Function`. It returns what {@linkcode RadixTree.find}
+   * returns, faster; routes added later are not seen by it. Where code generation from strings
+   * is forbidden (a Content Security Policy without `'unsafe-eval'`, some edge runtimes), or
+   * where a method's generated function would be too large for the engine to optimize (several
+   * hundred dynamic routes), it returns {@linkcode RadixTree.find} bound to the tree.
+   *
+   * @returns A function with the signature of {@linkcode RadixTree.find}.
+   *
+   * @example
+   * ```ts
+   * import { RadixTree } from "./radix.ts";
+   * import assert from "node:assert/strict";
+   *
+   * const tree = new RadixTree<string>();
+   * tree.add("GET", "/users/:id", "user");
+   * const find = tree.compile();
+   * assert.deepEqual(find("GET", "/users/42")?.values, ["42"]);
+   * assert.equal(find("POST", "/users/42"), undefined);
+   * ```
+   */
+  compile(): (method: string, path: string) => RadixMatch<T> | undefined {
+    return compileTrees(this.#trees, toMatch) ?? this.find.bind(this);
   }
 
   /**
@@ -236,20 +252,15 @@ export class RadixTree<T> {
   methodsFor(path: string): string[] {
     const out: string[] = [];
     for (const [method, tree] of this.#trees) {
-      if (tree.statics.has(path) || walk(tree.root, path, 0, []) !== undefined) out.push(method);
+      if (walk(tree.root, path, 0, []) !== undefined) out.push(method);
     }
     return out;
   }
 }
 
-// Compares without allocating; the first character was already checked by the caller.
-function matchesAt(path: string, prefix: string, pos: number): boolean {
-  const length = prefix.length;
-  if (pos + length > path.length) return false;
-  for (let i = 1; i < length; i++) {
-    if (path.charCodeAt(pos + i) !== prefix.charCodeAt(i)) return false;
-  }
-  return true;
+/** The match of a route with the values of its params (internal; shared with the generator). */
+export function toMatch<T>(entry: Entry<T>, values: string[]): RadixMatch<T> {
+  return { data: entry.data, pattern: entry.pattern, names: entry.names, values };
 }
 
 // Descends in a loop while there is nothing to come back to, and recurses only where a node
@@ -274,7 +285,7 @@ function walk<T>(
         for (let i = 0; i < children.length; i++) {
           const child = children[i];
           if (child.first !== c) continue;
-          if (matchesAt(path, child.prefix, pos)) {
+          if (child.prefix.length === 1 || path.startsWith(child.prefix, pos)) {
             if (node.param === undefined && node.wildcard === undefined) {
               node = child; // nothing else to try here: no need to come back
               pos += child.prefix.length;

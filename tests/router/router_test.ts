@@ -1,6 +1,16 @@
 import assert from "node:assert/strict";
-import { del, get, head, options, patch, post, put, route, router } from "../../mod.ts";
-import type { Handler } from "../../mod.ts";
+import {
+  del,
+  get,
+  head,
+  options,
+  patch,
+  post,
+  put,
+  route,
+  router as makeRouter,
+} from "../../mod.ts";
+import type { Handler, Route, RouterOptions } from "../../mod.ts";
 
 const echo = (name: string): Handler => (ctx) => ctx.json({ route: name, params: ctx.params });
 
@@ -11,223 +21,234 @@ async function call(app: { fetch(r: Request): Promise<Response> }, method: strin
   return { status: res.status, headers: res.headers, body };
 }
 
-Deno.test("router() gives static > :param > *wildcard priority whatever the registration order", async () => {
-  const routes = [
-    get("/files/*path", echo("wildcard")),
-    get("/files/:name", echo("param")),
-    get("/files/readme", echo("static")),
-  ];
-  for (const order of [routes, [...routes].reverse()]) {
-    const app = router(order);
-    const cases: [string, string, Record<string, string>][] = [
-      ["/files/readme", "static", {}],
-      ["/files/other", "param", { name: "other" }],
-      ["/files/a/b/c", "wildcard", { path: "a/b/c" }],
-      ["/files/", "wildcard", { path: "" }],
+// Every case runs against both matchers: the compiled one (the default where new Function is
+// allowed) and the radix tree walk (`compile: false`).
+const MATCHERS = [["compiled", true], ["tree", false]] as const;
+
+for (const [matcher, compile] of MATCHERS) {
+  const router = (routes: readonly Route[], options: RouterOptions = {}) =>
+    makeRouter(routes, { compile, ...options });
+
+  Deno.test(`router() gives static > :param > *wildcard priority whatever the registration order [${matcher}]`, async () => {
+    const routes = [
+      get("/files/*path", echo("wildcard")),
+      get("/files/:name", echo("param")),
+      get("/files/readme", echo("static")),
     ];
-    for (const [path, name, params] of cases) {
+    for (const order of [routes, [...routes].reverse()]) {
+      const app = router(order);
+      const cases: [string, string, Record<string, string>][] = [
+        ["/files/readme", "static", {}],
+        ["/files/other", "param", { name: "other" }],
+        ["/files/a/b/c", "wildcard", { path: "a/b/c" }],
+        ["/files/", "wildcard", { path: "" }],
+      ];
+      for (const [path, name, params] of cases) {
+        const { status, body } = await call(app, "GET", path);
+        assert.equal(status, 200, path);
+        assert.deepEqual(body, { route: name, params }, path);
+      }
+    }
+  });
+
+  Deno.test(`router() backtracks segment by segment when a more specific branch dead-ends [${matcher}]`, async () => {
+    const app = router([
+      get("/a/static/x", echo("static-x")),
+      get("/a/:p/y", echo("param-y")),
+      get("/a/*rest", echo("wild")),
+    ]);
+    assert.deepEqual((await call(app, "GET", "/a/static/y")).body, {
+      route: "param-y",
+      params: { p: "static" },
+    });
+    assert.deepEqual((await call(app, "GET", "/a/static/z")).body, {
+      route: "wild",
+      params: { rest: "static/z" },
+    });
+  });
+
+  Deno.test(`router() does not match /files alone against /files/*path [${matcher}]`, async () => {
+    const app = router([get("/files/*path", echo("w"))]);
+    assert.equal((await call(app, "GET", "/files")).status, 404);
+    assert.equal((await call(app, "GET", "/filesx")).status, 404);
+  });
+
+  Deno.test(`router() answers 404 with a problem body when no route matches [${matcher}]`, async () => {
+    const app = router([get("/a", echo("a"))]);
+    const { status, headers, body } = await call(app, "GET", "/b");
+    assert.equal(status, 404);
+    assert.equal(headers.get("content-type"), "application/problem+json");
+    assert.equal(body.status, 404);
+    assert.equal(body.title, "Not Found");
+  });
+
+  Deno.test(`router() answers 405 with Allow when the path matches but the method does not [${matcher}]`, async () => {
+    const app = router([get("/a", echo("a")), post("/a", echo("a")), del("/a", echo("a"))]);
+    const { status, headers, body } = await call(app, "PUT", "/a");
+    assert.equal(status, 405);
+    assert.equal(headers.get("allow"), "GET, POST, DELETE, HEAD, OPTIONS");
+    assert.equal(body.status, 405);
+  });
+
+  Deno.test(`router() lists methods of every route that matches the path in Allow [${matcher}]`, async () => {
+    const app = router([get("/u/me", echo("me")), put("/u/:id", echo("id"))]);
+    assert.equal((await call(app, "PUT", "/u/me")).status, 200); // backtracks to /u/:id
+    const { status, headers } = await call(app, "PATCH", "/u/me");
+    assert.equal(status, 405);
+    assert.deepEqual(headers.get("allow")!.split(", ").sort(), ["GET", "HEAD", "OPTIONS", "PUT"]);
+  });
+
+  Deno.test(`router() answers HEAD with the GET handler and no body [${matcher}]`, async () => {
+    let calls = 0;
+    const app = router([get("/a", () => {
+      calls++;
+      return new Response("hello", { headers: { "x-a": "1" } });
+    })]);
+    const res = await app.fetch(new Request("http://localhost/a", { method: "HEAD" }));
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get("x-a"), "1");
+    assert.equal(await res.text(), "");
+    assert.equal(calls, 1);
+  });
+
+  Deno.test(`router() lets an explicit HEAD route override the automatic one [${matcher}]`, async () => {
+    const app = router([
+      get("/a", () => new Response("get")),
+      head("/a", () => new Response(null, { headers: { "x-head": "yes" } })),
+    ]);
+    const res = await app.fetch(new Request("http://localhost/a", { method: "HEAD" }));
+    assert.equal(res.headers.get("x-head"), "yes");
+  });
+
+  Deno.test(`router() answers OPTIONS with 204 and Allow unless a handler exists [${matcher}]`, async () => {
+    const app = router([
+      get("/a", echo("a")),
+      patch("/a", echo("a")),
+      options("/b", () => new Response("custom", { status: 200 })),
+    ]);
+    const auto = await call(app, "OPTIONS", "/a");
+    assert.equal(auto.status, 204);
+    assert.equal(auto.headers.get("allow"), "GET, PATCH, HEAD, OPTIONS");
+    const custom = await call(app, "OPTIONS", "/b");
+    assert.equal(custom.status, 200);
+    assert.equal(custom.body, "custom");
+    assert.equal((await call(app, "OPTIONS", "/c")).status, 404);
+  });
+
+  Deno.test(`router() is strict about trailing slashes by default [${matcher}]`, async () => {
+    const app = router([get("/a", echo("a")), get("/b/", echo("b"))]);
+    assert.equal((await call(app, "GET", "/a")).status, 200);
+    assert.equal((await call(app, "GET", "/a/")).status, 404);
+    assert.equal((await call(app, "GET", "/b/")).status, 200);
+    assert.equal((await call(app, "GET", "/b")).status, 404);
+  });
+
+  Deno.test(`router() redirects with 308 to the registered trailing-slash form when asked [${matcher}]`, async () => {
+    const app = router([get("/a", echo("a")), get("/b/", echo("b"))], {
+      trailingSlash: "redirect",
+    });
+    const a = await app.fetch(new Request("http://localhost/a/?q=1"));
+    assert.equal(a.status, 308);
+    assert.equal(a.headers.get("location"), "/a?q=1");
+    const b = await app.fetch(new Request("http://localhost/b"));
+    assert.equal(b.status, 308);
+    assert.equal(b.headers.get("location"), "/b/");
+    assert.equal((await app.fetch(new Request("http://localhost/c/"))).status, 404);
+  });
+
+  Deno.test(`router() percent-decodes param values once [${matcher}]`, async () => {
+    const app = router([get("/u/:name", echo("u")), get("/f/*path", echo("f"))]);
+    const cases: [string, Record<string, string>][] = [
+      ["/u/caf%C3%A9", { name: "café" }],
+      ["/u/a%2Fb", { name: "a/b" }],
+      ["/u/100%25", { name: "100%" }],
+      ["/u/%252F", { name: "%2F" }],
+      ["/f/a%20b/c%2Fd", { path: "a b/c/d" }],
+    ];
+    for (const [path, params] of cases) {
       const { status, body } = await call(app, "GET", path);
       assert.equal(status, 200, path);
-      assert.deepEqual(body, { route: name, params }, path);
+      assert.deepEqual(body.params, params, path);
     }
-  }
-});
-
-Deno.test("router() backtracks segment by segment when a more specific branch dead-ends", async () => {
-  const app = router([
-    get("/a/static/x", echo("static-x")),
-    get("/a/:p/y", echo("param-y")),
-    get("/a/*rest", echo("wild")),
-  ]);
-  assert.deepEqual((await call(app, "GET", "/a/static/y")).body, {
-    route: "param-y",
-    params: { p: "static" },
   });
-  assert.deepEqual((await call(app, "GET", "/a/static/z")).body, {
-    route: "wild",
-    params: { rest: "static/z" },
+
+  Deno.test(`router() matches static routes against the decoded path [${matcher}]`, async () => {
+    const app = router([get("/café", echo("cafe")), get("/a b", echo("space"))]);
+    assert.equal((await call(app, "GET", "/caf%C3%A9")).body.route, "cafe");
+    assert.equal((await call(app, "GET", "/a%20b")).body.route, "space");
+    assert.equal((await call(app, "GET", "/%61%20b")).body.route, "space");
   });
-});
 
-Deno.test("router() does not match /files alone against /files/*path", async () => {
-  const app = router([get("/files/*path", echo("w"))]);
-  assert.equal((await call(app, "GET", "/files")).status, 404);
-  assert.equal((await call(app, "GET", "/filesx")).status, 404);
-});
+  Deno.test(`router() answers 400, never 500, to malformed percent-encoding [${matcher}]`, async () => {
+    const app = router([get("/u/:name", echo("u"))]);
+    for (const path of ["/u/%zz", "/u/%c0%af", "/u/%", "/u/%E2%82", "/u/%ff"]) {
+      const { status, headers } = await call(app, "GET", path);
+      assert.equal(status, 400, path);
+      assert.equal(headers.get("content-type"), "application/problem+json");
+    }
+  });
 
-Deno.test("router() answers 404 with a problem body when no route matches", async () => {
-  const app = router([get("/a", echo("a"))]);
-  const { status, headers, body } = await call(app, "GET", "/b");
-  assert.equal(status, 404);
-  assert.equal(headers.get("content-type"), "application/problem+json");
-  assert.equal(body.status, 404);
-  assert.equal(body.title, "Not Found");
-});
+  Deno.test(`router() throws on registration errors with a clear message [${matcher}]`, () => {
+    const h = echo("x");
+    const cases: [() => unknown, RegExp][] = [
+      [() => router([get("/a", h), get("/a", h)]), /"GET \/a".*already registered/],
+      [() => router([get("/u/:id", h), get("/u/:name", h)]), /already uses ":id"/],
+      [() => router([get("/f/*a", h), post("/f/*b", h)]), /already uses "\*a"/],
+      [() => router([get("/f/*path/x", h)]), /must be the last segment/],
+      [() => router([get("/u/:", h)]), /must be an identifier/],
+      [() => router([get("u/:id", h)]), /must start with "\/"/],
+      [() => router([get("/u/:id/:id", h)]), /appears twice/],
+      [() => router([route("GET", "/a", undefined as unknown as Handler)]), /not a function/],
+    ];
+    for (const [fn, message] of cases) assert.throws(fn, message);
+  });
 
-Deno.test("router() answers 405 with Allow when the path matches but the method does not", async () => {
-  const app = router([get("/a", echo("a")), post("/a", echo("a")), del("/a", echo("a"))]);
-  const { status, headers, body } = await call(app, "PUT", "/a");
-  assert.equal(status, 405);
-  assert.equal(headers.get("allow"), "GET, POST, DELETE, HEAD, OPTIONS");
-  assert.equal(body.status, 405);
-});
+  Deno.test(`router() accepts the same pattern for different methods and custom methods [${matcher}]`, async () => {
+    const app = router([
+      get("/r", echo("get")),
+      put("/r", echo("put")),
+      route("purge", "/r", echo("purge")),
+    ]);
+    assert.equal((await call(app, "PUT", "/r")).body.route, "put");
+    assert.equal((await call(app, "PURGE", "/r")).body.route, "purge");
+  });
 
-Deno.test("router() lists methods of every route that matches the path in Allow", async () => {
-  const app = router([get("/u/me", echo("me")), put("/u/:id", echo("id"))]);
-  assert.equal((await call(app, "PUT", "/u/me")).status, 200); // backtracks to /u/:id
-  const { status, headers } = await call(app, "PATCH", "/u/me");
-  assert.equal(status, 405);
-  assert.deepEqual(headers.get("allow")!.split(", ").sort(), ["GET", "HEAD", "OPTIONS", "PUT"]);
-});
+  Deno.test(`router() matches a 1,000-route table correctly [${matcher}]`, async () => {
+    const routes = [];
+    for (let i = 0; i < 1000; i++) {
+      routes.push(get(`/r${i}/items/:id`, echo(`dyn${i}`)));
+      routes.push(get(`/r${i}/static`, echo(`st${i}`)));
+    }
+    const app = router(routes);
+    for (const i of [0, 1, 99, 500, 999]) {
+      assert.deepEqual((await call(app, "GET", `/r${i}/items/x${i}`)).body, {
+        route: `dyn${i}`,
+        params: { id: `x${i}` },
+      });
+      assert.equal((await call(app, "GET", `/r${i}/static`)).body.route, `st${i}`);
+    }
+    assert.equal((await call(app, "GET", "/r1000/static")).status, 404);
+  });
 
-Deno.test("router() answers HEAD with the GET handler and no body", async () => {
-  let calls = 0;
-  const app = router([get("/a", () => {
-    calls++;
-    return new Response("hello", { headers: { "x-a": "1" } });
-  })]);
-  const res = await app.fetch(new Request("http://localhost/a", { method: "HEAD" }));
-  assert.equal(res.status, 200);
-  assert.equal(res.headers.get("x-a"), "1");
-  assert.equal(await res.text(), "");
-  assert.equal(calls, 1);
-});
+  Deno.test(`router() handles root, empty segments and root wildcards [${matcher}]`, async () => {
+    const app = router([get("/", echo("root")), get("/x/*rest", echo("x"))]);
+    assert.equal((await call(app, "GET", "/")).body.route, "root");
+    assert.equal((await call(app, "GET", "//")).status, 404);
+    assert.deepEqual((await call(app, "GET", "/x//a")).body.params, { rest: "/a" });
+    const all = router([get("/*all", echo("all"))]);
+    assert.deepEqual((await call(all, "GET", "/")).body.params, { all: "" });
+    assert.deepEqual((await call(all, "GET", "/a/b")).body.params, { all: "a/b" });
+  });
 
-Deno.test("router() lets an explicit HEAD route override the automatic one", async () => {
-  const app = router([
-    get("/a", () => new Response("get")),
-    head("/a", () => new Response(null, { headers: { "x-head": "yes" } })),
-  ]);
-  const res = await app.fetch(new Request("http://localhost/a", { method: "HEAD" }));
-  assert.equal(res.headers.get("x-head"), "yes");
-});
+  Deno.test(`router() does not let an empty segment satisfy a param [${matcher}]`, async () => {
+    const app = router([get("/u/:id", echo("u")), get("/u/:id/posts", echo("posts"))]);
+    assert.equal((await call(app, "GET", "/u/")).status, 404);
+    assert.equal((await call(app, "GET", "/u//posts")).status, 404);
+  });
 
-Deno.test("router() answers OPTIONS with 204 and Allow unless a handler exists", async () => {
-  const app = router([
-    get("/a", echo("a")),
-    patch("/a", echo("a")),
-    options("/b", () => new Response("custom", { status: 200 })),
-  ]);
-  const auto = await call(app, "OPTIONS", "/a");
-  assert.equal(auto.status, 204);
-  assert.equal(auto.headers.get("allow"), "GET, PATCH, HEAD, OPTIONS");
-  const custom = await call(app, "OPTIONS", "/b");
-  assert.equal(custom.status, 200);
-  assert.equal(custom.body, "custom");
-  assert.equal((await call(app, "OPTIONS", "/c")).status, 404);
-});
-
-Deno.test("router() is strict about trailing slashes by default", async () => {
-  const app = router([get("/a", echo("a")), get("/b/", echo("b"))]);
-  assert.equal((await call(app, "GET", "/a")).status, 200);
-  assert.equal((await call(app, "GET", "/a/")).status, 404);
-  assert.equal((await call(app, "GET", "/b/")).status, 200);
-  assert.equal((await call(app, "GET", "/b")).status, 404);
-});
-
-Deno.test("router() redirects with 308 to the registered trailing-slash form when asked", async () => {
-  const app = router([get("/a", echo("a")), get("/b/", echo("b"))], { trailingSlash: "redirect" });
-  const a = await app.fetch(new Request("http://localhost/a/?q=1"));
-  assert.equal(a.status, 308);
-  assert.equal(a.headers.get("location"), "/a?q=1");
-  const b = await app.fetch(new Request("http://localhost/b"));
-  assert.equal(b.status, 308);
-  assert.equal(b.headers.get("location"), "/b/");
-  assert.equal((await app.fetch(new Request("http://localhost/c/"))).status, 404);
-});
-
-Deno.test("router() percent-decodes param values once", async () => {
-  const app = router([get("/u/:name", echo("u")), get("/f/*path", echo("f"))]);
-  const cases: [string, Record<string, string>][] = [
-    ["/u/caf%C3%A9", { name: "café" }],
-    ["/u/a%2Fb", { name: "a/b" }],
-    ["/u/100%25", { name: "100%" }],
-    ["/u/%252F", { name: "%2F" }],
-    ["/f/a%20b/c%2Fd", { path: "a b/c/d" }],
-  ];
-  for (const [path, params] of cases) {
-    const { status, body } = await call(app, "GET", path);
-    assert.equal(status, 200, path);
-    assert.deepEqual(body.params, params, path);
-  }
-});
-
-Deno.test("router() matches static routes against the decoded path", async () => {
-  const app = router([get("/café", echo("cafe")), get("/a b", echo("space"))]);
-  assert.equal((await call(app, "GET", "/caf%C3%A9")).body.route, "cafe");
-  assert.equal((await call(app, "GET", "/a%20b")).body.route, "space");
-  assert.equal((await call(app, "GET", "/%61%20b")).body.route, "space");
-});
-
-Deno.test("router() answers 400, never 500, to malformed percent-encoding", async () => {
-  const app = router([get("/u/:name", echo("u"))]);
-  for (const path of ["/u/%zz", "/u/%c0%af", "/u/%", "/u/%E2%82", "/u/%ff"]) {
-    const { status, headers } = await call(app, "GET", path);
-    assert.equal(status, 400, path);
-    assert.equal(headers.get("content-type"), "application/problem+json");
-  }
-});
-
-Deno.test("router() throws on registration errors with a clear message", () => {
-  const h = echo("x");
-  const cases: [() => unknown, RegExp][] = [
-    [() => router([get("/a", h), get("/a", h)]), /"GET \/a".*already registered/],
-    [() => router([get("/u/:id", h), get("/u/:name", h)]), /already uses ":id"/],
-    [() => router([get("/f/*a", h), post("/f/*b", h)]), /already uses "\*a"/],
-    [() => router([get("/f/*path/x", h)]), /must be the last segment/],
-    [() => router([get("/u/:", h)]), /must be an identifier/],
-    [() => router([get("u/:id", h)]), /must start with "\/"/],
-    [() => router([get("/u/:id/:id", h)]), /appears twice/],
-    [() => router([route("GET", "/a", undefined as unknown as Handler)]), /not a function/],
-  ];
-  for (const [fn, message] of cases) assert.throws(fn, message);
-});
-
-Deno.test("router() accepts the same pattern for different methods and custom methods", async () => {
-  const app = router([
-    get("/r", echo("get")),
-    put("/r", echo("put")),
-    route("purge", "/r", echo("purge")),
-  ]);
-  assert.equal((await call(app, "PUT", "/r")).body.route, "put");
-  assert.equal((await call(app, "PURGE", "/r")).body.route, "purge");
-});
-
-Deno.test("router() matches a 1,000-route table correctly", async () => {
-  const routes = [];
-  for (let i = 0; i < 1000; i++) {
-    routes.push(get(`/r${i}/items/:id`, echo(`dyn${i}`)));
-    routes.push(get(`/r${i}/static`, echo(`st${i}`)));
-  }
-  const app = router(routes);
-  for (const i of [0, 1, 99, 500, 999]) {
-    assert.deepEqual((await call(app, "GET", `/r${i}/items/x${i}`)).body, {
-      route: `dyn${i}`,
-      params: { id: `x${i}` },
-    });
-    assert.equal((await call(app, "GET", `/r${i}/static`)).body.route, `st${i}`);
-  }
-  assert.equal((await call(app, "GET", "/r1000/static")).status, 404);
-});
-
-Deno.test("router() handles root, empty segments and root wildcards", async () => {
-  const app = router([get("/", echo("root")), get("/x/*rest", echo("x"))]);
-  assert.equal((await call(app, "GET", "/")).body.route, "root");
-  assert.equal((await call(app, "GET", "//")).status, 404);
-  assert.deepEqual((await call(app, "GET", "/x//a")).body.params, { rest: "/a" });
-  const all = router([get("/*all", echo("all"))]);
-  assert.deepEqual((await call(all, "GET", "/")).body.params, { all: "" });
-  assert.deepEqual((await call(all, "GET", "/a/b")).body.params, { all: "a/b" });
-});
-
-Deno.test("router() does not let an empty segment satisfy a param", async () => {
-  const app = router([get("/u/:id", echo("u")), get("/u/:id/posts", echo("posts"))]);
-  assert.equal((await call(app, "GET", "/u/")).status, 404);
-  assert.equal((await call(app, "GET", "/u//posts")).status, 404);
-});
-
-Deno.test("router() nests as a handler inside another router", async () => {
-  const api = router([get("/api/v1/ping", () => new Response("pong"))]);
-  const app = router([get("/api/*rest", api)]);
-  assert.equal((await call(app, "GET", "/api/v1/ping")).body, "pong");
-});
+  Deno.test(`router() nests as a handler inside another router [${matcher}]`, async () => {
+    const api = router([get("/api/v1/ping", () => new Response("pong"))]);
+    const app = router([get("/api/*rest", api)]);
+    assert.equal((await call(app, "GET", "/api/v1/ping")).body, "pong");
+  });
+}
