@@ -17,8 +17,9 @@ export const BUDGETS: readonly { name: string; code: string; budget: number; why
   {
     name: "mod.ts (everything)",
     code: `export * from "./mod.ts";`,
-    budget: 20_000,
-    why: "every export: core, six middleware, JSON; ~5% headroom; MIME table and " +
+    budget: 21_000,
+    why:
+      "every export: core with the router compiler, six middleware, JSON; ~5% headroom; MIME table and " +
       "static-file internals load lazily",
   },
 ];
