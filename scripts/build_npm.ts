@@ -1,8 +1,9 @@
 // Builds the npm package into npm/ (what dnt did; dnt is JSR-only and unreachable here):
 //
 //   1. stage the published sources into .build/ with every import of lib/server/deno.ts
-//      pointed at lib/server/node.ts (the module mapping), and a deno.json that adds the
-//      template CLI to the graph;
+//      pointed at lib/server/node.ts (the module mapping), the private parts of the Node
+//      adapter (lib/server/_node_*.ts) next to it, and a deno.json that adds the template CLI
+//      to the graph;
 //   2. `deno pack --no-source-maps`: TS → JS with `.js` specifiers, .d.ts for the public API,
 //      `npm:` specifiers → bare names; type-checks the Node variant of the whole graph;
 //   3. unpack into npm/, drop what no export reaches, add the `weft-templates` bin shim and
@@ -19,6 +20,7 @@ const STAGE = join(ROOT, ".build");
 const OUT = join(ROOT, "npm");
 const DENO_ADAPTER = "lib/server/deno.ts";
 const NODE_ADAPTER = "lib/server/node.ts";
+const NODE_PARTS = /^_node_[a-z0-9_]+\.ts$/; // in lib/server/, imported by NODE_ADAPTER only
 const CLI = "lib/template/cli.ts";
 const CLI_EXPORT = "./_template_cli"; // in the staged deno.json only, so that pack emits it
 const BIN_NAME = "weft-templates";
@@ -102,7 +104,13 @@ async function stage(config: DenoConfig): Promise<void> {
       for await (const file of walk(from)) await copy(relative(ROOT, file));
     } else await copy(path);
   }
+  // The Node adapter whatever publish.include/exclude say (JSR users never need it).
   await copy(NODE_ADAPTER);
+  for await (const entry of Deno.readDir(join(ROOT, dirname(NODE_ADAPTER)))) {
+    if (entry.isFile && NODE_PARTS.test(entry.name)) {
+      await copy(join(dirname(NODE_ADAPTER), entry.name));
+    }
+  }
   await Deno.remove(join(STAGE, DENO_ADAPTER)).catch(() => {});
 
   const exports = typeof config.exports === "string" ? { ".": config.exports } : config.exports;

@@ -5,7 +5,10 @@
 // /proc/<pid>/stat (utime + stime). --h2 compares Weft with raw node:http2 over TLS (h2load).
 //
 //   deno task build:npm && (cd bench/node && npm ci) && node bench/node/run.mjs [--h2]
-//     [--seconds 5] [--rounds 3]
+//     [--seconds 5] [--rounds 3] [--kinds raw,weft]
+//
+// On a shared machine the requests/s of one round swing with the load of others; the CPU time
+// per request moves much less, so compare those ratios, over several rounds.
 import { execFile, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -18,7 +21,12 @@ const option = (name, fallback) => {
 const SECONDS = option("--seconds", 5);
 const ROUNDS = option("--rounds", 3);
 const H2 = args.includes("--h2");
-const KINDS = H2 ? ["raw", "weft"] : ["raw", "fastify", "hono", "weft"];
+const kindsArg = args.indexOf("--kinds");
+const KINDS = kindsArg !== -1
+  ? args[kindsArg + 1].split(",")
+  : H2
+  ? ["raw", "weft"]
+  : ["raw", "fastify", "hono", "weft"];
 const PATHS = ["/", "/user/42"];
 const TICKS = 100; // USER_HZ on Linux
 const SERVERS = fileURLToPath(new URL("servers.mjs", import.meta.url));

@@ -139,6 +139,63 @@ describe("requests", () => {
     }
   });
 
+  test("request headers read from Node's raw list behave like Headers", async () => {
+    const app = weft.router([
+      weft.get("/headers", (ctx) => {
+        const headers = ctx.req.headers;
+        assert.ok(headers instanceof Headers);
+        assert.throws(() => headers.get("bad name"), TypeError);
+        const seen = {
+          accept: headers.get("ACCEPT"),
+          twice: headers.get("x-twice"),
+          cookie: headers.get("cookie"),
+          missing: headers.get("x-missing"),
+          has: headers.has("X-Twice"),
+          copied: new Headers(headers).get("x-twice"),
+          names: [...headers.keys()].filter((name) => name.startsWith("x-")),
+        };
+        headers.set("x-twice", "changed");
+        return ctx.json({ ...seen, changed: ctx.header("x-twice") });
+      }),
+    ]);
+    await withServer(app, async (base) => {
+      for (const version of ["--http1.1", "--http2-prior-knowledge"]) {
+        const res = await curl([
+          version,
+          ...["-H", "Accept: text/x", "-H", "X-Twice: a", "-H", "x-twice: b", "-H", "cookie: a=1"],
+          `${base}/headers`,
+        ]);
+        assert.deepEqual(JSON.parse(res.body), {
+          accept: "text/x",
+          twice: "a, b",
+          cookie: "a=1",
+          missing: null,
+          has: true,
+          copied: "a, b",
+          names: ["x-twice"],
+          changed: "changed",
+        }, version);
+      }
+    });
+  });
+
+  test("HTTP/2 cookie crumbs are joined with a semicolon", async () => {
+    const app = weft.router([weft.get("/cookie", (ctx) => new Response(ctx.header("cookie")))]);
+    await withServer(app, async (_base, server) => {
+      const session = http2.connect(`http://127.0.0.1:${server.addr.port}`);
+      try {
+        const stream = session.request({ ":path": "/cookie", cookie: ["a=1", "b=2"] });
+        let body = "";
+        stream.setEncoding("utf8");
+        stream.on("data", (chunk: string) => body += chunk);
+        await new Promise((resolve) => stream.once("end", resolve));
+        assert.equal(body, "a=1; b=2");
+      } finally {
+        session.close();
+      }
+    });
+  });
+
   test("request.signal aborts when the client goes away mid-request", async () => {
     let aborted!: () => void;
     const seen = new Promise<void>((resolve) => aborted = resolve);
@@ -265,6 +322,302 @@ describe("requests", () => {
       const two = await curl(["--http1.1", `${base}/two`]);
       assert.equal(two.headers.get("transfer-encoding"), "chunked");
       assert.equal(two.body, "ab");
+    });
+  });
+});
+
+describe("responses", () => {
+  test(`${flag("globalResponse")} serve() installs a lightweight Response that behaves like Node's own`, async () => {
+    await withServer(weft.router([weft.get("/", () => new Response("ok"))]), async (base) => {
+      const made = new Response("abc", { status: 201, headers: { "x-a": "1" } });
+      const fetched = await fetch(base);
+      assert.ok(made instanceof Response);
+      assert.ok(fetched instanceof Response);
+      assert.notEqual(Object.getPrototypeOf(made), Object.getPrototypeOf(fetched));
+      assert.equal(await fetched.text(), "ok");
+      const native = Object.getPrototypeOf(fetched) as Response;
+      assert.equal(
+        await native.text.call(new Response("via Node's own text()")),
+        "via Node's own text()",
+      );
+      assert.equal(made.status, 201);
+      assert.equal(made.ok, true);
+      assert.equal(made.headers.get("x-a"), "1");
+      assert.equal(made.headers.get("content-type"), "text/plain;charset=UTF-8");
+      const copy = made.clone();
+      assert.equal(await made.text(), "abc");
+      assert.equal(made.bodyUsed, true);
+      assert.throws(() => made.clone(), TypeError);
+      assert.equal(await copy.text(), "abc");
+      const json = Response.json({ a: 1 }, { status: 202 });
+      assert.equal(json.status, 202);
+      assert.equal(json.headers.get("content-type"), "application/json");
+      assert.deepEqual(await json.json(), { a: 1 });
+      const bytes = new Uint8Array([1, 2, 3]);
+      const fromBytes = new Response(bytes);
+      bytes[0] = 9; // the body was copied when the response was made
+      assert.deepEqual([...new Uint8Array(await fromBytes.arrayBuffer())], [1, 2, 3]);
+      const typed = new Response("x", { headers: { "content-type": "text/x" } });
+      assert.equal((await typed.blob()).type, "text/x");
+      const streamed = new Response(ReadableStream.from([new TextEncoder().encode("s")]));
+      const branch = streamed.clone();
+      assert.deepEqual([await branch.text(), await streamed.text()], ["s", "s"]);
+      assert.throws(() => new Response("x", { status: 204 }), TypeError);
+      assert.throws(() => new Response("x", { status: 99 }), RangeError);
+      assert.throws(() => new Response("x", { headers: { "a b": "1" } }), TypeError);
+      const redirect = Response.redirect("http://localhost/x");
+      assert.equal(redirect.headers.get("location"), "http://localhost/x");
+      assert.equal(Response.error().type, "error");
+    });
+  });
+
+  test("headers of a built response stay mutable for outer middleware, on HTTP/1.1 and HTTP/2", async () => {
+    const app = weft.chain(
+      [async (_ctx, next) => {
+        const res = await next();
+        res.headers.set("x-outer", "1");
+        res.headers.append("set-cookie", "a=1");
+        res.headers.append("set-cookie", "b=2");
+        return res;
+      }],
+      weft.router([
+        weft.get("/plain", () => new Response("plain", { headers: { "X-Inner": "p" } })),
+        weft.get("/json", (ctx) => ctx.json({ j: 1 })),
+        weft.get("/typed", (ctx) => {
+          ctx.setHeader("x-state", "s");
+          return weft.response(ctx, 201, weft.html("<b>h</b>"));
+        }),
+      ]),
+    );
+    await withServer(app, async (base) => {
+      for (const version of ["--http1.1", "--http2-prior-knowledge"]) {
+        const plain = await curl([version, `${base}/plain`]);
+        assert.equal(plain.headers.get("x-inner"), "p");
+        assert.equal(plain.headers.get("x-outer"), "1");
+        assert.deepEqual(plain.headers.getSetCookie(), ["a=1", "b=2"]);
+        assert.equal(plain.headers.get("content-length"), "5");
+        assert.equal(plain.body, "plain");
+        const json = await curl([version, `${base}/json`]);
+        assert.equal(json.headers.get("content-type"), "application/json");
+        assert.equal(json.headers.get("x-outer"), "1");
+        assert.equal(json.body, '{"j":1}');
+        const typed = await curl([version, `${base}/typed`]);
+        assert.equal(typed.status, 201);
+        assert.equal(typed.headers.get("content-type"), "text/html; charset=utf-8");
+        assert.equal(typed.headers.get("x-state"), "s");
+        assert.equal(typed.headers.get("x-outer"), "1");
+        assert.equal(typed.body, "<b>h</b>");
+      }
+    });
+  });
+
+  test("every kind of body goes out with its type and length", async () => {
+    const encoder = new TextEncoder();
+    const app = weft.router([
+      weft.get("/string", () => new Response("héllo")),
+      weft.get("/bytes", () => new Response(encoder.encode("bytes"))),
+      weft.get("/buffer", () => new Response(encoder.encode("buffer").buffer)),
+      weft.get("/view", () => new Response(new DataView(encoder.encode("view").buffer))),
+      weft.get("/blob", () => new Response(new Blob(["blob"], { type: "image/x-test" }))),
+      weft.get("/form", () => new Response(new URLSearchParams({ a: "1" }))),
+      weft.get("/null", () => new Response(null)),
+      weft.get("/empty-stream", () => new Response(ReadableStream.from([]))),
+      weft.get("/sized-stream", () =>
+        new Response(
+          ReadableStream.from((async function* () {
+            yield encoder.encode("ab");
+            await new Promise((resolve) => setTimeout(resolve, 20));
+            yield encoder.encode("cd");
+          })()),
+          { headers: { "content-length": "4" } },
+        )),
+    ]);
+    const expected: [string, string | null, string, string][] = [
+      ["/string", "text/plain;charset=UTF-8", "6", "héllo"],
+      ["/bytes", null, "5", "bytes"],
+      ["/buffer", null, "6", "buffer"],
+      ["/view", null, "4", "view"],
+      ["/blob", "image/x-test", "4", "blob"],
+      ["/form", "application/x-www-form-urlencoded;charset=UTF-8", "3", "a=1"],
+      ["/null", null, "0", ""],
+      ["/empty-stream", null, "0", ""],
+      ["/sized-stream", null, "4", "abcd"],
+    ];
+    await withServer(app, async (base) => {
+      for (const version of ["--http1.1", "--http2-prior-knowledge"]) {
+        for (const [path, type, length, body] of expected) {
+          const res = await curl([version, `${base}${path}`]);
+          const what = `${version} ${path}`;
+          assert.equal(res.headers.get("content-type"), type, what);
+          assert.equal(res.headers.get("content-length"), length, what);
+          assert.equal(res.headers.get("transfer-encoding"), null, what);
+          assert.equal(res.body, body, what);
+        }
+      }
+    });
+  });
+
+  test("a streamed response is pulled only as fast as the client reads it", async () => {
+    let pulled = 0;
+    const chunk = new Uint8Array(65_536);
+    const app = weft.router([
+      weft.get("/firehose", () =>
+        new Response(
+          new ReadableStream({
+            pull(controller) {
+              pulled++;
+              controller.enqueue(chunk);
+            },
+          }),
+        )),
+    ]);
+    await withServer(app, async (_base, server) => {
+      const socket = await rawRequest(
+        server.addr.port,
+        "GET /firehose HTTP/1.1\r\nhost: localhost\r\n\r\n",
+      );
+      socket.pause(); // never read: the kernel buffers fill, then Node's, then nothing is pulled
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const stalled = pulled;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.ok(stalled * chunk.byteLength < 64 * 1024 * 1024, `${stalled} chunks pulled`);
+      assert.ok(pulled - stalled <= 2, `${pulled - stalled} chunks pulled while stalled`);
+      socket.destroy();
+    });
+  });
+
+  test("a header value Node refuses turns the response into an empty 500", async () => {
+    const app = weft.router([
+      weft.get("/bad", () => new Response("x", { headers: { "x-bad": "a\u0001b" } })),
+    ]);
+    await withServer(app, async (base) => {
+      const res = await curl(["--http1.1", `${base}/bad`]);
+      assert.equal(res.status, 500);
+      assert.equal(res.body, "");
+    });
+  });
+});
+
+describe("HTTP/2 streams", () => {
+  // Opens an h2c session to a server and runs `fn`; the session is closed afterwards.
+  async function withSession(
+    app: Parameters<typeof weft.serve>[0],
+    fn: (session: http2.ClientHttp2Session) => Promise<void>,
+  ): Promise<void> {
+    await withServer(app, async (_base, server) => {
+      const session = http2.connect(`http://127.0.0.1:${server.addr.port}`);
+      session.on("error", () => {});
+      try {
+        await fn(session);
+      } finally {
+        session.destroy();
+      }
+    });
+  }
+
+  function answer(stream: http2.ClientHttp2Stream): Promise<{ status: number; body: string }> {
+    return new Promise((resolve, reject) => {
+      let status = 0;
+      let body = "";
+      stream.on("response", (headers) => status = Number(headers[":status"]));
+      stream.setEncoding("utf8");
+      stream.on("data", (chunk: string) => body += chunk);
+      stream.once("end", () => resolve({ status, body }));
+      stream.once("error", reject);
+    });
+  }
+
+  test("a request body streams with backpressure over HTTP/2 too", async () => {
+    let startReading!: () => void;
+    const gate = new Promise<void>((resolve) => startReading = resolve);
+    const app = weft.router([
+      weft.post("/slow", async (ctx) => {
+        await gate;
+        let total = 0;
+        for await (const chunk of ctx.req.body!) total += chunk.byteLength;
+        return ctx.json({ total });
+      }),
+    ]);
+    await withSession(app, async (session) => {
+      const chunk = new Uint8Array(1024 * 1024);
+      const stream = session.request({ ":method": "POST", ":path": "/slow" });
+      const result = answer(stream);
+      let written = 0;
+      const pump = (async () => {
+        for (let i = 0; i < 32; i++) {
+          written += chunk.byteLength;
+          if (!stream.write(chunk)) await new Promise((resolve) => stream.once("drain", resolve));
+        }
+        stream.end();
+      })();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const beforeReading = written;
+      startReading();
+      await pump;
+      assert.ok(
+        beforeReading <= 8 * chunk.byteLength,
+        `${beforeReading / chunk.byteLength} MiB went out before the app read anything`,
+      );
+      assert.deepEqual(await result, { status: 200, body: JSON.stringify({ total: 32 << 20 }) });
+    });
+  });
+
+  test("a reset stream aborts request.signal and cancels the response body", async () => {
+    let aborted!: () => void;
+    const abort = new Promise<void>((resolve) => aborted = resolve);
+    let cancelled!: () => void;
+    const cancel = new Promise<void>((resolve) => cancelled = resolve);
+    const app = weft.router([
+      weft.get("/wait", (ctx) =>
+        new Promise<Response>((resolve) => {
+          ctx.req.signal.addEventListener("abort", () => {
+            aborted();
+            resolve(new Response("too late"));
+          });
+        })),
+      weft.get("/endless", () =>
+        new Response(
+          new ReadableStream({
+            pull(controller) {
+              controller.enqueue(new TextEncoder().encode("tick\n"));
+              return new Promise((resolve) => setTimeout(resolve, 5));
+            },
+            cancel() {
+              cancelled();
+            },
+          }),
+        )),
+    ]);
+    await withSession(app, async (session) => {
+      const waiting = session.request({ ":path": "/wait" });
+      waiting.on("error", () => {});
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      waiting.close(http2.constants.NGHTTP2_CANCEL);
+      await within(5_000, "request.signal to abort", abort);
+      const endless = session.request({ ":path": "/endless" });
+      endless.on("error", () => {});
+      await new Promise((resolve) => endless.once("data", resolve));
+      endless.close(http2.constants.NGHTTP2_CANCEL);
+      await within(5_000, "the body stream to be cancelled", cancel);
+    });
+  });
+
+  test("Expect: 100-continue gets a 100 first; another expectation gets 417", async () => {
+    const app = weft.router([weft.post("/echo", async (ctx) => new Response(await ctx.body()))]);
+    await withSession(app, async (session) => {
+      const stream = session.request({
+        ":method": "POST",
+        ":path": "/echo",
+        expect: "100-continue",
+      });
+      const continued = new Promise<void>((resolve) => stream.once("continue", resolve));
+      const result = answer(stream);
+      await within(5_000, "the 100 response", continued);
+      stream.end("after continue");
+      assert.deepEqual(await result, { status: 200, body: "after continue" });
+      const refused = session.request({ ":method": "POST", ":path": "/echo", expect: "x-other" });
+      refused.end();
+      assert.equal((await answer(refused)).status, 417);
     });
   });
 });

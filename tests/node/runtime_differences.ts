@@ -60,6 +60,14 @@ export const RUNTIME_DIFFERENCES = {
       '"localhost") the bound port is known from onListen on',
     why: "node:net looks host names up asynchronously",
   },
+  globalResponse: {
+    deno: "Response is Deno's own class",
+    node: "serve() makes globalThis.Response a lightweight class (as @hono/node-server does) " +
+      "that builds Node's own Response only when something reads the body; instanceof " +
+      "Response holds for both, and Response.json(), clone() and the body methods behave alike",
+    why: "on Node 20 every Response builds a ReadableStream, which costs more than node:http's " +
+      "own work for a small response; see lib/server/_node_response.ts",
+  },
   unknownMethods: {
     deno: "any token is accepted as a method",
     node: "llhttp answers methods it does not know (e.g. FOO) with 400 before Weft sees them",

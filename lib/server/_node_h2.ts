@@ -1,0 +1,200 @@
+// HTTP/2 streams through node:http2's core API: the HTTP/2 half of lib/server/node.ts.
+//
+// node:http2's compatibility layer (the 'request' event) wraps every stream in a request and
+// a response object, each a Node stream with its own listeners on the HTTP/2 stream, and
+// copies every header through its own map; for a small response that is more work than the
+// rest of Weft. Streams are served here directly: the Request reads the stream, and the
+// response head goes out in one respond() call.
+import * as http2 from "node:http2";
+import type { Socket } from "node:net";
+import {
+  checked,
+  KEEP_ALIVE_TIMEOUT_MS,
+  prepare,
+  run,
+  type ServerState,
+  settle,
+} from "./_node_http.ts";
+import { NativeResponse } from "./_node_response.ts";
+import { type Head, send, type Writer } from "./_node_send.ts";
+
+const { NGHTTP2_INTERNAL_ERROR } = http2.constants;
+
+function ignore(): void {}
+
+// An HTTP/2 stream as send() writes to it. The head is held until the first write or end(),
+// so that a response without a body goes out as one HEADERS frame that ends the stream.
+class StreamWriter implements Writer {
+  readonly http2 = true;
+  readonly #stream: http2.ServerHttp2Stream;
+  #head: http2.OutgoingHttpHeaders | undefined = undefined;
+
+  constructor(stream: http2.ServerHttp2Stream) {
+    this.#stream = stream;
+  }
+
+  get headersSent(): boolean {
+    return this.#stream.headersSent;
+  }
+
+  // A stream the client reset has its writable side ended too: it is `aborted` then.
+  get writableFinished(): boolean {
+    return this.#stream.writableFinished && !this.#stream.aborted;
+  }
+
+  get destroyed(): boolean {
+    return this.#stream.destroyed;
+  }
+
+  writeHead(status: number, head: Head): void {
+    const headers: http2.OutgoingHttpHeaders = { ":status": status };
+    for (let i = 0; i < head.length; i += 2) {
+      const name = head[i] as string;
+      const value = head[i + 1];
+      const seen = headers[name];
+      headers[name] = seen === undefined
+        ? value
+        : Array.isArray(seen)
+        ? [...seen, String(value)]
+        : [String(seen), String(value)]; // Set-Cookie, one field each (RFC 9113 §8.2.3)
+    }
+    this.#head = headers;
+  }
+
+  #respond(endStream: boolean): boolean {
+    const stream = this.#stream;
+    if (stream.destroyed || stream.closed) return false; // the client reset it meanwhile
+    const head = this.#head;
+    if (head !== undefined) {
+      this.#head = undefined;
+      stream.respond(head, { endStream });
+    }
+    return true;
+  }
+
+  write(chunk: Uint8Array): boolean {
+    return this.#respond(false) ? this.#stream.write(chunk) : true;
+  }
+
+  end(chunk?: string | Uint8Array): void {
+    if (chunk === undefined) {
+      if (this.#head !== undefined) this.#respond(true);
+      else if (!this.#stream.destroyed) this.#stream.end();
+    } else if (this.#respond(false)) this.#stream.end(chunk);
+  }
+
+  destroy(): void {
+    this.#stream.close(NGHTTP2_INTERNAL_ERROR);
+  }
+
+  on(event: "drain" | "close", fn: () => void): void {
+    this.#stream.on(event, fn);
+  }
+
+  once(event: "close", fn: () => void): void {
+    this.#stream.once(event, fn);
+  }
+
+  off(event: "drain" | "close", fn: () => void): void {
+    this.#stream.off(event, fn);
+  }
+}
+
+/** The 'stream' listener of every HTTP/2 server (bound to its state). */
+export function onStream(
+  this: ServerState,
+  stream: http2.ServerHttp2Stream,
+  headers: http2.IncomingHttpHeaders,
+  _flags: number,
+  raw: string[],
+): void {
+  stream.on("error", ignore); // a reset stream must not crash the process
+  const writer = new StreamWriter(stream);
+  const method = headers[":method"] ?? "GET";
+  // RFC 9110 §10.1.1, as node:http2's compatibility layer answers Expect.
+  const expect = headers.expect;
+  if (expect !== undefined) {
+    if (expect.toLowerCase() !== "100-continue") {
+      stream.respond({ ":status": 417 }, { endStream: true });
+      return;
+    }
+    stream.additionalHeaders({ ":status": 100 });
+  }
+  const prepared = prepare(
+    this,
+    {
+      method,
+      url: headers[":path"] ?? "/",
+      raw,
+      http2: true,
+    },
+    headers[":authority"] ?? headers.host,
+    stream.endAfterHeaders ? null : stream,
+    writer,
+  );
+  const result = prepared instanceof NativeResponse
+    ? prepared
+    : run(this, prepared as Request, stream.session?.socket as Socket | undefined, undefined);
+  if (result instanceof Promise) {
+    settle(this, result, (response) => send(response, writer, method, false));
+  } else send(checked(result), writer, method, false);
+}
+
+// The number of open streams of a session: node:http2 keeps them in a map on the session's
+// internal state (found by probing once); elsewhere a listener per stream counts them.
+let streamsKey: symbol | null | undefined;
+const counted = new WeakMap<http2.ServerHttp2Session, number>();
+
+function openStreams(session: http2.ServerHttp2Session): number {
+  if (streamsKey) {
+    const state = (session as unknown as Record<symbol, { streams?: Map<unknown, unknown> }>)[
+      streamsKey
+    ];
+    return state?.streams?.size ?? 0;
+  }
+  return counted.get(session) ?? 0;
+}
+
+function probeStreams(session: http2.ServerHttp2Session): void {
+  streamsKey = null;
+  for (const key of Object.getOwnPropertySymbols(session)) {
+    const state = (session as unknown as Record<symbol, { streams?: unknown }>)[key];
+    if (key.description === "state" && state?.streams instanceof Map) streamsKey = key;
+  }
+}
+
+/**
+ * Serves HTTP/2 streams of `server` with {@linkcode onStream}, tracks its sessions for
+ * shutdown, and closes idle ones.
+ */
+export function serveStreams(
+  server: http2.Http2Server | http2.Http2SecureServer,
+  state: ServerState,
+): void {
+  // A 'request' listener (HTTP/1.1 on the TLS port) made node:http2 add its compatibility
+  // layer's 'stream' listener: streams are served here instead.
+  server.removeAllListeners("stream");
+  server.on("stream", onStream.bind(state));
+  server.on("session", (session: http2.ServerHttp2Session) => {
+    if (streamsKey === undefined) probeStreams(session);
+    if (streamsKey === null) {
+      session.on("stream", (stream: http2.ServerHttp2Stream) => {
+        counted.set(session, (counted.get(session) ?? 0) + 1);
+        stream.once("close", () => counted.set(session, (counted.get(session) ?? 1) - 1));
+      });
+    }
+    state.sessions.add(session);
+    session.once("close", () => state.sessions.delete(session));
+    if (state.closing) session.close();
+  });
+  // Idle sessions: closed gracefully after KEEP_ALIVE_TIMEOUT_MS without a frame, unless a
+  // stream is still open (a quiet event stream). The 'timeout' event also fires for HTTP/1.1
+  // sockets of the TLS server; with a listener, Node leaves those to keepAliveTimeout.
+  server.setTimeout(KEEP_ALIVE_TIMEOUT_MS);
+  server.on("timeout", (target: unknown) => {
+    const session = target as http2.ServerHttp2Session;
+    if (typeof session?.goaway !== "function" || session.closed || session.destroyed) return;
+    if (openStreams(session) === 0) session.close();
+  });
+  server.on("sessionError", ignore);
+}

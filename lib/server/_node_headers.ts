@@ -1,0 +1,154 @@
+// Request headers read straight from Node's raw header list.
+//
+// Building undici's `Headers` for a browser's request (ten or so fields, each validated and
+// lower-cased on append) costs about as much as the rest of a small request; the middleware
+// mostly asks for one or two fields (Origin, Authorization, Content-Length). A NodeHeaders
+// answers get() and has() from the raw list and builds the real `Headers` for anything else
+// (iteration, a change), delegating to it from then on. It inherits from Headers.prototype, so
+// `instanceof Headers` holds, and it iterates like one, so `new Headers(headers)` copies it.
+
+const RAW = Symbol("weft.rawHeaders");
+const HTTP2 = Symbol("weft.http2");
+const REAL = Symbol("weft.realHeaders");
+const TOKEN = /^[!#$%&'*+\-.^_`|~\dA-Za-z]+$/;
+
+function isWhitespace(code: number): boolean {
+  return code === 32 || code === 9 || code === 10 || code === 13;
+}
+
+// Fetch's header value normalization: no leading or trailing HTTP whitespace.
+function normalize(value: string): string {
+  const last = value.length - 1;
+  if (last < 0 || (!isWhitespace(value.charCodeAt(0)) && !isWhitespace(value.charCodeAt(last)))) {
+    return value;
+  }
+  let start = 0;
+  let end = value.length;
+  while (start < end && isWhitespace(value.charCodeAt(start))) start++;
+  while (end > start && isWhitespace(value.charCodeAt(end - 1))) end--;
+  return value.slice(start, end);
+}
+
+/**
+ * The value of `name` (lower case) in a raw header list as `Headers.get()` would give it:
+ * repeated fields joined with ", ", HTTP/2 cookie crumbs with "; " (RFC 9113 §8.2.3).
+ * Pseudo-headers never match, as no token starts with ":".
+ */
+export function findHeader(raw: readonly string[], name: string, http2: boolean): string | null {
+  let found: string | null = null;
+  for (let i = 0; i < raw.length; i += 2) {
+    const key = raw[i];
+    if (key.length !== name.length || (key !== name && key.toLowerCase() !== name)) continue;
+    const value = normalize(raw[i + 1]);
+    found = found === null ? value : found + (http2 && name === "cookie" ? "; " : ", ") + value;
+  }
+  return found;
+}
+
+function lowerName(name: string, method: string): string {
+  const text = String(name);
+  if (!TOKEN.test(text)) {
+    throw new TypeError(`Headers.${method}: "${text}" is an invalid header name.`);
+  }
+  return text.toLowerCase();
+}
+
+function build(raw: readonly string[], http2: boolean): Headers {
+  const headers = new Headers();
+  if (http2) {
+    for (let i = 0; i < raw.length; i += 2) {
+      const name = raw[i];
+      // Pseudo-headers are not fields; cookie crumbs are joined with "; " (RFC 9113 §8.2.3).
+      if (name.charCodeAt(0) === 58 || name === "cookie") continue;
+      headers.append(name, raw[i + 1]);
+    }
+    const cookie = findHeader(raw, "cookie", true);
+    if (cookie !== null) headers.set("cookie", cookie);
+  } else {
+    for (let i = 0; i < raw.length; i += 2) headers.append(raw[i], raw[i + 1]);
+  }
+  return headers;
+}
+
+/** The headers of a Node request, lazily a real `Headers`. */
+export class NodeHeaders {
+  [RAW]: readonly string[];
+  [HTTP2]: boolean;
+  [REAL]: Headers | undefined = undefined;
+
+  constructor(raw: readonly string[], http2: boolean) {
+    this[RAW] = raw;
+    this[HTTP2] = http2;
+  }
+
+  get(name: string): string | null {
+    const real = this[REAL];
+    if (real !== undefined) return real.get(name);
+    return findHeader(this[RAW], lowerName(name, "get"), this[HTTP2]);
+  }
+
+  has(name: string): boolean {
+    const real = this[REAL];
+    if (real !== undefined) return real.has(name);
+    return findHeader(this[RAW], lowerName(name, "has"), this[HTTP2]) !== null;
+  }
+
+  set(name: string, value: string): void {
+    realHeaders(this).set(name, value);
+  }
+
+  append(name: string, value: string): void {
+    realHeaders(this).append(name, value);
+  }
+
+  delete(name: string): void {
+    realHeaders(this).delete(name);
+  }
+
+  getSetCookie(): string[] {
+    return realHeaders(this).getSetCookie();
+  }
+
+  forEach(
+    callback: (value: string, key: string, parent: Headers) => void,
+    thisArg?: unknown,
+  ): void {
+    realHeaders(this).forEach((value, key) => {
+      callback.call(thisArg, value, key, this as unknown as Headers);
+    });
+  }
+
+  entries(): ReturnType<Headers["entries"]> {
+    return realHeaders(this).entries();
+  }
+
+  keys(): ReturnType<Headers["keys"]> {
+    return realHeaders(this).keys();
+  }
+
+  values(): ReturnType<Headers["values"]> {
+    return realHeaders(this).values();
+  }
+
+  [Symbol.iterator](): ReturnType<Headers["entries"]> {
+    return realHeaders(this).entries();
+  }
+}
+
+Object.defineProperty(NodeHeaders.prototype, Symbol.for("nodejs.util.inspect.custom"), {
+  value: function (
+    this: NodeHeaders,
+    _depth: number,
+    options: unknown,
+    inspect: (value: unknown, options: unknown) => string,
+  ): string {
+    return inspect(realHeaders(this), options);
+  },
+});
+Object.setPrototypeOf(NodeHeaders.prototype, Headers.prototype);
+
+/** The real `Headers` behind `headers` (built once for a NodeHeaders), or `headers` itself. */
+export function realHeaders(headers: Headers | NodeHeaders): Headers {
+  if (!(headers instanceof NodeHeaders)) return headers;
+  return headers[REAL] ??= build(headers[RAW], headers[HTTP2]);
+}

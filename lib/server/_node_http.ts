@@ -1,0 +1,340 @@
+// Serving, the part both protocols share (a request's URL, its Request, running the app) and
+// HTTP/1.1's own: node:http's listeners, the limits of the table in lib/server/node.ts, h2c
+// detection on the plain port and the bind. HTTP/2 streams are served by _node_h2.ts.
+import { Buffer } from "node:buffer";
+import cluster from "node:cluster";
+import * as http from "node:http";
+import type * as http2 from "node:http2";
+import { isIP, type Socket } from "node:net";
+import process from "node:process";
+// @ts-types="@types/ws"
+import type { WebSocket as WsSocket } from "ws";
+import { problem } from "../http/problem.ts";
+import {
+  type BodySource,
+  type Closable,
+  hasBody,
+  type RequestHead,
+  toRequest,
+} from "./_node_request.ts";
+import { NativeResponse } from "./_node_response.ts";
+import { send, type Writer } from "./_node_send.ts";
+import { acceptWebSocket, markUpgrade, type SocketRegistry, type Upgrade } from "./_node_ws.ts";
+import type { ConnInfo, FetchFunction, RuntimeServeOptions, RuntimeSocket } from "./types.ts";
+
+export const MAX_HEADER_BYTES = 16_384;
+export const MAX_H2_HEADER_LIST_BYTES = 65_536;
+export const HEADERS_TIMEOUT_MS = 30_000;
+export const REQUEST_TIMEOUT_MS = 300_000;
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+const H2_PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "latin1");
+const HOST = /^(?:[\w.~!$&'()*+,;=%-]+|\[[\da-fA-F:.]+\])(?::\d{1,5})?$/;
+
+/** What one server keeps: the app, its connections and sockets, and whether it is closing. */
+export class ServerState implements SocketRegistry {
+  closing = false;
+  readonly sessions: Set<http2.ServerHttp2Session> = new Set();
+  readonly sockets: Map<RuntimeSocket, WsSocket> = new Map();
+  readonly sniffing: Set<Socket> = new Set();
+  readonly fetch: FetchFunction;
+  readonly onError: RuntimeServeOptions["onError"];
+  readonly scheme: string;
+  readonly fallbackHost: string;
+  // The last Host that passed the check: a client sends the same one on every request.
+  host = "";
+
+  constructor(fetch: FetchFunction, options: RuntimeServeOptions, scheme: string) {
+    this.fetch = fetch;
+    this.onError = options.onError;
+    this.scheme = scheme;
+    const hostname = options.hostname;
+    this.fallbackHost = `${hostname.includes(":") ? `[${hostname}]` : hostname}:${options.port}`;
+  }
+}
+
+// The peer address is read only on demand.
+class NodeConnInfo implements ConnInfo {
+  readonly #socket: Socket | null | undefined;
+  constructor(socket: Socket | null | undefined) {
+    this.#socket = socket;
+  }
+  get remoteAddr(): { hostname: string; port: number } | undefined {
+    const socket = this.#socket;
+    const hostname = socket?.remoteAddress;
+    return hostname === undefined ? undefined : { hostname, port: socket!.remotePort ?? 0 };
+  }
+}
+
+// The first Host field, as `incoming.headers.host` would give it, from the raw list, so that
+// node:http never builds its header object for a request that does not read it.
+function hostOf(raw: readonly string[]): string | undefined {
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i];
+    if (name.length === 4 && name.toLowerCase() === "host") return raw[i + 1];
+  }
+  return undefined;
+}
+
+// The absolute URL of a request target; undefined when the target or the Host is malformed.
+function urlOf(target: string, host: string | undefined, state: ServerState): string | undefined {
+  if (target.charCodeAt(0) !== 47 /* / */) {
+    return /^https?:\/\//i.test(target) ? target : undefined; // absolute-form (RFC 9112 §3.2.2)
+  }
+  if (host === undefined || host === "") return `${state.scheme}://${state.fallbackHost}${target}`;
+  if (host !== state.host) {
+    if (!HOST.test(host)) return undefined;
+    state.host = host;
+  }
+  return `${state.scheme}://${host}${target}`;
+}
+
+function headerBytes(raw: readonly string[]): number {
+  // RFC 9113 §6.5.2: the size of a field is its name, its value and 32 octets.
+  let size = 0;
+  for (let i = 0; i < raw.length; i += 2) size += raw[i].length + raw[i + 1].length + 32;
+  return size;
+}
+
+function internalError(): Response {
+  return new NativeResponse("Internal Server Error", { status: 500 });
+}
+
+function respondError(state: ServerState, error: unknown): Response | Promise<Response> {
+  if (state.onError === undefined) return internalError();
+  try {
+    return state.onError(error);
+  } catch {
+    return internalError();
+  }
+}
+
+/**
+ * The Request of a request whose head `head` carries the target as `url`, or the error
+ * response when the target or Host is malformed (400) or an HTTP/2 header list is over the
+ * limit (431).
+ */
+export function prepare(
+  state: ServerState,
+  head: RequestHead,
+  host: string | undefined,
+  input: BodySource | null,
+  closer: Closable,
+): Request | Response {
+  // 1. the request line and header block, as far as Node has not judged them already
+  const url = urlOf(head.url, host, state);
+  if (url === undefined) {
+    return problem({ status: 400, detail: "The request target or Host is malformed" });
+  }
+  if (head.http2 && headerBytes(head.raw) > MAX_HEADER_BYTES) return problem({ status: 431 });
+  head.url = url;
+  // 2. the Request, lazy where Node allows it
+  try {
+    return toRequest(head, input, closer);
+  } catch {
+    return problem({ status: 400, detail: "The request cannot be represented" });
+  }
+}
+
+/** Runs the app; the result may reject (settle() handles that). */
+export function run(
+  state: ServerState,
+  request: Request,
+  socket: Socket | null | undefined,
+  upgrade: Upgrade | undefined,
+): Response | Promise<Response> {
+  const info = new NodeConnInfo(socket);
+  if (upgrade !== undefined) markUpgrade(request, info, upgrade);
+  try {
+    return state.fetch(request, info);
+  } catch (error) {
+    return respondError(state, error);
+  }
+}
+
+/** Calls `done` with the app's response, whatever the app did. */
+export function settle(
+  state: ServerState,
+  result: Response | Promise<Response>,
+  done: (response: Response) => void,
+): void {
+  if (!(result instanceof Promise)) return done(checked(result));
+  result.then((response) => done(checked(response)), (error) => {
+    const fallback = respondError(state, error);
+    if (fallback instanceof Promise) {
+      fallback.then((response) => done(checked(response)), () => done(internalError()));
+    } else done(checked(fallback));
+  });
+}
+
+/** The app's response, or a 500 when the app answered with something else. */
+export function checked(response: unknown): Response {
+  return response instanceof NativeResponse ? response : internalError();
+}
+
+// Steps 1 to 3 for a node:http request.
+function dispatch(
+  state: ServerState,
+  incoming: http.IncomingMessage,
+  method: string,
+  closer: Closable,
+  upgrade: Upgrade | undefined,
+): Response | Promise<Response> {
+  const raw = incoming.rawHeaders;
+  const prepared = prepare(
+    state,
+    { method, url: incoming.url ?? "/", raw, http2: false },
+    hostOf(raw),
+    hasBody(incoming, method) ? incoming : null,
+    closer,
+  );
+  return prepared instanceof NativeResponse
+    ? prepared
+    : run(state, prepared as Request, incoming.socket, upgrade);
+}
+
+/** The 'request' listener of every server, for HTTP/1.1 (bound to its state). */
+export function onRequest(
+  this: ServerState,
+  incoming: http.IncomingMessage,
+  res: http.ServerResponse,
+): void {
+  const method = incoming.method ?? "GET";
+  const result = dispatch(this, incoming, method, res, undefined);
+  if (result instanceof Promise) {
+    settle(this, result, (response) => send(response, res as Writer, method, this.closing));
+  } else send(checked(result), res as Writer, method, this.closing);
+}
+
+/** The 'upgrade' listener of every server (bound to its state). */
+export function onUpgrade(
+  this: ServerState,
+  incoming: http.IncomingMessage,
+  socket: Socket,
+  head: Buffer,
+): void {
+  socket.on("error", () => {}); // ECONNRESET before ws takes over must not crash the process
+  const upgrade: Upgrade = { incoming, socket, head, registry: this };
+  const method = incoming.method ?? "GET";
+  const result = dispatch(this, incoming, method, socket, upgrade);
+  settle(this, result, (response) => {
+    if (acceptWebSocket(upgrade, response)) return;
+    // Not a WebSocket (an h2c upgrade offer, or the app refused): answer over HTTP/1.1 and close.
+    const res = new http.ServerResponse(incoming);
+    res.shouldKeepAlive = false;
+    res.assignSocket(socket);
+    res.once("finish", () => socket.destroySoon());
+    send(response, res as Writer, method, true);
+  });
+}
+
+/** Sets the HTTP/1.1 limits and answers Node's own client errors with problem+json. */
+export function listenH1Limits(
+  server: http.Server | http2.Http2SecureServer,
+): void {
+  const target = server as unknown as Record<string, number>;
+  target.headersTimeout = HEADERS_TIMEOUT_MS;
+  target.requestTimeout = REQUEST_TIMEOUT_MS;
+  target.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  target.maxHeaderSize = MAX_HEADER_BYTES;
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Socket) => {
+    if (
+      !socket.writable || (socket as { _httpMessage?: unknown })._httpMessage
+    ) {
+      socket.destroy();
+      return;
+    }
+    // Node answers these without a body; Weft's built-in errors are problem+json (decision 3).
+    const status = error.code === "HPE_HEADER_OVERFLOW"
+      ? 431
+      : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+      ? 408
+      : error.code === "ECONNRESET" || error.code === "EPIPE"
+      ? 0
+      : 400;
+    if (status === 0) {
+      socket.destroy();
+      return;
+    }
+    const body = JSON.stringify({
+      type: "about:blank",
+      title: http.STATUS_CODES[status],
+      status,
+    });
+    socket.end(
+      `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\n` +
+        `content-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+        `connection: close\r\n\r\n${body}`,
+    );
+  });
+}
+
+/**
+ * Plain port: looks at the first bytes of each connection; the HTTP/2 preface goes to the h2c
+ * server (which reads what was already taken off the socket), anything else to node:http.
+ */
+export function sniff(
+  h1: http.Server,
+  h2c: http2.Http2Server,
+  state: ServerState,
+): void {
+  const [h1Listener] = h1.listeners(
+    "connection",
+  ) as ((socket: Socket) => void)[];
+  h1.removeAllListeners("connection");
+  h1.on("connection", (socket: Socket) => {
+    state.sniffing.add(socket);
+    let seen: Buffer = Buffer.alloc(0);
+    const timer = setTimeout(() => socket.destroy(), HEADERS_TIMEOUT_MS);
+    const decide = (chunk: Buffer) => {
+      seen = seen.length === 0 ? chunk : Buffer.concat([seen, chunk]) as Buffer;
+      const n = Math.min(seen.length, H2_PREFACE.length);
+      const h2 = seen.subarray(0, n).equals(H2_PREFACE.subarray(0, n));
+      if (h2 && n < H2_PREFACE.length) return; // wait for the rest of the preface
+      clearTimeout(timer);
+      state.sniffing.delete(socket);
+      socket.off("data", decide);
+      socket.off("close", forget);
+      socket.pause();
+      socket.unshift(seen);
+      // Http2Session feeds what is buffered on the socket to nghttp2 before reading more.
+      if (h2) h2c.emit("connection", socket);
+      else {
+        // node:http's parser takes the socket over (reading natively from then on) after this
+        // read callback has returned: taken over inside it, the parser's pause() for
+        // backpressure would no longer stop the socket.
+        process.nextTick(() => {
+          h1Listener.call(h1, socket);
+          socket.resume();
+        });
+      }
+    };
+    const forget = () => {
+      clearTimeout(timer);
+      state.sniffing.delete(socket);
+    };
+    socket.on("data", decide);
+    socket.once("close", forget);
+    socket.on("error", () => {});
+  });
+}
+
+/**
+ * Binds now, like Deno.serve, so that `addr` (the real port when 0 was asked for) is known when
+ * serve() returns: `listen()` always looks the host up first, even an IP literal, which defers
+ * the bind to a later tick. `_listen2` is the bind step `listen()` ends in (net.js calls it for
+ * every primary process); elsewhere (a host name, a cluster worker) `listen()` runs and `addr`
+ * is known from onListen on. A failed bind is reported as an 'error' on the next tick either way.
+ */
+export function listen(
+  server: http.Server | http2.Http2SecureServer,
+  port: number,
+  host: string,
+): void {
+  const bind = (server as unknown as { _listen2?: (...args: unknown[]) => void })._listen2;
+  const family = isIP(host);
+  if (family !== 0 && typeof bind === "function" && cluster.isPrimary) {
+    bind.call(server, host, port, family, 511, undefined, 0);
+    return;
+  }
+  server.listen({ port, host });
+}

@@ -1,0 +1,229 @@
+// A Node request as a Web `Request`, built lazily: the request half of lib/server/node.ts.
+import type { Buffer } from "node:buffer";
+import type * as http from "node:http";
+import { findHeader, NodeHeaders, realHeaders } from "./_node_headers.ts";
+
+/** The request line and header block of a request, as the adapter read them. */
+export interface RequestHead {
+  method: string;
+  /** The absolute URL. */
+  url: string;
+  /** Node's raw header list: names and values, alternating. */
+  raw: string[];
+  http2: boolean;
+}
+
+/** Where a request body comes from: node:http's request, or an HTTP/2 stream. */
+export interface BodySource {
+  on(event: "data", fn: (chunk: Buffer) => void): unknown;
+  once(event: "end" | "close", fn: () => void): unknown;
+  once(event: "error", fn: (error: unknown) => void): unknown;
+  pause(): unknown;
+  resume(): unknown;
+  /** node:http's flag: the whole message arrived. */
+  readonly complete?: boolean;
+  readonly readableEnded: boolean;
+}
+
+/** What ends a request early: Node's response, the HTTP/2 stream or, for an upgrade, the socket. */
+export interface Closable {
+  once(event: "close", fn: () => void): unknown;
+  readonly destroyed: boolean;
+  readonly writableFinished?: boolean;
+}
+
+const HEAD = Symbol("weft.head");
+const INPUT = Symbol("weft.input");
+const CLOSER = Symbol("weft.closer");
+const HEADERS = Symbol("weft.headers");
+const BODY = Symbol("weft.body");
+const REAL = Symbol("weft.real");
+const CONTROLLER = Symbol("weft.controller");
+const TO_REAL = Symbol("weft.toReal");
+
+/**
+ * A `Request` whose method, URL, headers, body and signal come straight from Node's request;
+ * anything else (`json()`, `clone()`, `new Request(request)` …) builds the real `Request` once
+ * and delegates to it. Building a `Request` costs more than the rest of a small request in
+ * Node (undici parses the URL, copies the headers and wires an `AbortSignal`), so routing on
+ * method and path never builds one.
+ */
+class NodeRequest {
+  [HEAD]: RequestHead;
+  [INPUT]: BodySource | null;
+  [CLOSER]: Closable;
+  [HEADERS]: NodeHeaders | undefined = undefined;
+  [BODY]: ReadableStream<Uint8Array> | null | undefined = undefined;
+  [REAL]: Request | undefined = undefined;
+  [CONTROLLER]: AbortController | undefined = undefined;
+
+  constructor(head: RequestHead, input: BodySource | null, closer: Closable) {
+    this[HEAD] = head;
+    this[INPUT] = input;
+    this[CLOSER] = closer;
+  }
+
+  get method(): string {
+    return this[HEAD].method;
+  }
+
+  get url(): string {
+    return this[HEAD].url;
+  }
+
+  get headers(): Headers {
+    if (this[REAL] !== undefined) return this[REAL].headers;
+    const head = this[HEAD];
+    return (this[HEADERS] ??= new NodeHeaders(head.raw, head.http2)) as unknown as Headers;
+  }
+
+  get body(): ReadableStream<Uint8Array> | null {
+    if (this[REAL] !== undefined) return this[REAL].body;
+    if (this[BODY] === undefined) {
+      const input = this[INPUT];
+      this[BODY] = input === null ? null : bodyOf(input);
+    }
+    return this[BODY];
+  }
+
+  get signal(): AbortSignal {
+    return abortControllerOf(this).signal;
+  }
+
+  [TO_REAL](): Request {
+    if (this[REAL] !== undefined) return this[REAL];
+    const body = this.body;
+    return this[REAL] = new Request(this[HEAD].url, {
+      method: this.method,
+      headers: realHeaders(this.headers),
+      body,
+      signal: this.signal,
+      ...(body === null ? {} : { duplex: "half" }),
+    } as RequestInit);
+  }
+}
+
+function abortControllerOf(request: NodeRequest): AbortController {
+  let controller = request[CONTROLLER];
+  if (controller === undefined) {
+    const created = controller = request[CONTROLLER] = new AbortController();
+    const closer = request[CLOSER];
+    const abort = () => {
+      if (closer.writableFinished !== true) created.abort(new Error("The client went away"));
+    };
+    if (closer.destroyed) abort();
+    else closer.once("close", abort);
+  }
+  return controller;
+}
+
+// Every other member of Request.prototype delegates to the real Request; so do undici's
+// internal slots (own symbols of a Request), which is what makes `new Request(request)` and
+// `fetch(request)` accept a NodeRequest. When the slots are not reachable (a Node whose undici
+// keeps them in private fields), LAZY is false and every request is built eagerly instead.
+const OWN = new Set(["constructor", "method", "url", "headers", "body", "signal"]);
+for (const name of Object.getOwnPropertyNames(Request.prototype)) {
+  if (OWN.has(name)) continue;
+  const descriptor = Object.getOwnPropertyDescriptor(Request.prototype, name)!;
+  Object.defineProperty(
+    NodeRequest.prototype,
+    name,
+    typeof descriptor.value === "function"
+      ? {
+        value: function (this: NodeRequest, ...args: unknown[]) {
+          const real = this[TO_REAL]() as unknown as Record<string, (...a: unknown[]) => unknown>;
+          return real[name](...args);
+        },
+        writable: true,
+        configurable: true,
+      }
+      : {
+        get(this: NodeRequest) {
+          return (this[TO_REAL]() as unknown as Record<string, unknown>)[name];
+        },
+        configurable: true,
+      },
+  );
+}
+for (const slot of Object.getOwnPropertySymbols(new Request("http://localhost/"))) {
+  Object.defineProperty(NodeRequest.prototype, slot, {
+    get(this: NodeRequest) {
+      return (this[TO_REAL]() as unknown as Record<symbol, unknown>)[slot];
+    },
+    configurable: true,
+  });
+}
+Object.setPrototypeOf(NodeRequest.prototype, Request.prototype);
+
+const LAZY = (() => {
+  try {
+    const probe = new NodeRequest(
+      { method: "GET", url: "http://localhost/probe", raw: ["x-probe", "1"], http2: false },
+      null,
+      { once() {}, destroyed: false },
+    ) as unknown as Request;
+    const copy = new Request(probe, { headers: { "x-copy": "2" } });
+    return copy.url === "http://localhost/probe" && copy.method === "GET" &&
+      copy.headers.get("x-copy") === "2" && probe instanceof Request;
+  } catch {
+    return false;
+  }
+})();
+
+/**
+ * The Web `Request` of a Node request, its body read from `input` (`null`: it has none): lazy
+ * where Node's undici allows it, built at once otherwise. Throws when the request cannot be
+ * represented (undici refuses its method or URL).
+ */
+export function toRequest(head: RequestHead, input: BodySource | null, closer: Closable): Request {
+  const request = new NodeRequest(head, input, closer);
+  return LAZY ? request as unknown as Request : request[TO_REAL]();
+}
+
+/** Whether a node:http request has a body, by its method and framing headers. */
+export function hasBody(incoming: http.IncomingMessage, method: string): boolean {
+  if (method === "GET" || method === "HEAD") return false;
+  // The raw list: node:http builds `incoming.headers` only when asked.
+  const raw = incoming.rawHeaders;
+  const length = findHeader(raw, "content-length", false);
+  return findHeader(raw, "transfer-encoding", false) !== null ||
+    (length !== null && length !== "0");
+}
+
+// The request body as a byte stream: Node's stream pauses whenever the Web stream's queue is
+// full and resumes when it is pulled, so a slow reader slows the client down.
+function bodyOf(input: BodySource): ReadableStream<Uint8Array> {
+  let settled = false;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      input.on("data", (chunk: Buffer) => {
+        if (settled) return;
+        controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+        if ((controller.desiredSize ?? 0) <= 0) input.pause();
+      });
+      input.once("end", () => {
+        if (settled) return;
+        settled = true;
+        controller.close();
+      });
+      const fail = (error?: unknown) => {
+        if (settled) return;
+        settled = true;
+        controller.error(error ?? new Error("The client closed the connection mid-body"));
+      };
+      input.once("error", fail);
+      input.once("close", () => {
+        if (!(input.complete ?? input.readableEnded)) fail();
+      });
+      input.pause();
+    },
+    pull() {
+      input.resume();
+    },
+    cancel() {
+      // Discard the rest; Node keeps the connection usable (HTTP/1.1) or resets the stream.
+      settled = true;
+      input.resume();
+    },
+  }, new ByteLengthQueuingStrategy({ highWaterMark: 65_536 }));
+}

@@ -1,0 +1,249 @@
+// Writing a Web `Response` onto Node's response: the response half of lib/server/node.ts.
+//
+// The head goes out in one writeHead() call with a flat [name, value, …] list (node:http takes
+// it as it is; the HTTP/2 writer of _node_h2.ts turns it into one respond()). A body that is a
+// string or bytes goes out in one end() with its Content-Length; a stream is read and written
+// with backpressure.
+import { Buffer } from "node:buffer";
+import {
+  HEADERS,
+  isNodeResponse,
+  NativeResponse,
+  PLAIN,
+  REAL,
+  SOURCE,
+  TEXT_TYPE,
+} from "./_node_response.ts";
+
+/**
+ * What send() writes to: node:http's ServerResponse as it is, or an HTTP/2 stream through the
+ * writer of _node_h2.ts (`http2` true).
+ */
+export interface Writer {
+  readonly http2?: boolean;
+  readonly headersSent: boolean;
+  readonly writableFinished: boolean;
+  writeHead(status: number, headers: Head): unknown;
+  write(chunk: Uint8Array): boolean;
+  end(chunk?: string | Uint8Array): unknown;
+  destroy(): unknown;
+  on(event: "drain" | "close", fn: () => void): unknown;
+  once(event: "close", fn: () => void): unknown;
+  off(event: "drain" | "close", fn: () => void): unknown;
+}
+
+/** A response head: names and values, alternating. */
+export type Head = (string | number)[];
+
+// RFC 9113 §8.2.2: connection-specific fields are malformed in HTTP/2 (and Node throws on them).
+const H2_FORBIDDEN = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "transfer-encoding",
+  "upgrade",
+]);
+
+// Whether the head being built carries a Content-Length (set by the two head builders).
+let hasLength = false;
+
+function headFromHeaders(headers: Headers, h2: boolean, head: Head): void {
+  // Iteration yields names in lower case, values combined, and each Set-Cookie on its own.
+  for (const [name, value] of headers) {
+    if (h2 && H2_FORBIDDEN.has(name)) continue;
+    if (name === "content-length") hasLength = true;
+    head.push(name, value);
+  }
+}
+
+// Headers given as a plain object (validated by the NodeResponse constructor); returns whether
+// they name a Content-Type.
+function headFromPlain(plain: Record<string, unknown>, h2: boolean, head: Head): boolean {
+  let typed = false;
+  for (const key in plain) {
+    const name = key.toLowerCase();
+    if (h2 && H2_FORBIDDEN.has(name)) continue;
+    if (name === "content-type") typed = true;
+    else if (name === "content-length") hasLength = true;
+    const value = plain[key];
+    head.push(name, typeof value === "string" ? value : String(value));
+  }
+  return typed;
+}
+
+// Node's undici keeps the source a Response body was made from (a string or bytes) in an
+// internal slot. Where that slot is reachable (found by probing, once), such a body of a
+// Response made by Node's own class goes out in one write too; anywhere else the stream path
+// does the same job.
+const RESPONSE_STATE: symbol | undefined = (() => {
+  try {
+    const probe = new NativeResponse("weft");
+    for (const key of Object.getOwnPropertySymbols(probe)) {
+      const state = (probe as unknown as Record<symbol, { body?: BodyState }>)[key];
+      if (state?.body?.source === "weft" && state.body.stream instanceof ReadableStream) {
+        return key;
+      }
+    }
+  } catch {
+    // no fast path
+  }
+  return undefined;
+})();
+
+interface BodyState {
+  source: unknown;
+  stream: ReadableStream<Uint8Array>;
+}
+
+function sourceOf(response: Response): string | Uint8Array | undefined {
+  if (RESPONSE_STATE === undefined) return undefined;
+  const body = (response as unknown as Record<symbol, { body?: BodyState } | undefined>)[
+    RESPONSE_STATE
+  ]?.body;
+  if (body === undefined || body === null || body.stream.locked || response.bodyUsed) {
+    return undefined;
+  }
+  const source = body.source;
+  return typeof source === "string" || source instanceof Uint8Array ? source : undefined;
+}
+
+/**
+ * Writes `response` to Node's response. Never throws: a response that cannot be written (a
+ * header Node refuses) becomes an empty 500, or a reset once the head is out.
+ */
+export function send(response: Response, res: Writer, method: string, closing: boolean): void {
+  try {
+    write(response, res, method, closing);
+  } catch {
+    fail(res);
+  }
+}
+
+function write(response: Response, res: Writer, method: string, closing: boolean): void {
+  const h2 = res.http2 === true;
+  const status = response.status;
+  const head: Head = closing && !h2 ? ["connection", "close"] : [];
+  hasLength = false;
+  let body: string | Uint8Array | null | undefined;
+  let stream: ReadableStream<Uint8Array> | null = null;
+  // 1. the head, and the body as given where it is at hand
+  if (isNodeResponse(response) && response[REAL] === undefined) {
+    const source = response[SOURCE];
+    const headers = response[HEADERS];
+    if (headers !== undefined) headFromHeaders(headers, h2, head);
+    else {
+      const plain = response[PLAIN];
+      const typed = plain !== undefined && headFromPlain(plain, h2, head);
+      if (!typed && typeof source === "string") head.push("content-type", TEXT_TYPE);
+    }
+    if (source instanceof ReadableStream) stream = source;
+    else body = source;
+  } else {
+    headFromHeaders(response.headers, h2, head);
+    body = isNodeResponse(response) ? undefined : sourceOf(response);
+    if (body === undefined) stream = response.body;
+  }
+  // 2. no body: HEAD, 1xx, 204, 304
+  if (method === "HEAD" || status < 200 || status === 204 || status === 304) {
+    stream?.cancel().catch(() => {});
+    res.writeHead(status, head);
+    res.end();
+    return;
+  }
+  // 3. a string, bytes or nothing: one write, with its Content-Length (writeHead fixes the
+  //    head, so Node would otherwise fall back to chunked encoding)
+  if (stream === null) {
+    if (!hasLength) {
+      head.push(
+        "content-length",
+        body == null ? 0 : typeof body === "string" ? Buffer.byteLength(body) : body.byteLength,
+      );
+    }
+    res.writeHead(status, head);
+    if (body == null) res.end();
+    else res.end(body);
+    return;
+  }
+  // 4. a stream
+  pipe(res, status, head, hasLength, stream).catch(() => fail(res));
+}
+
+function fail(res: Writer): void {
+  try {
+    if (res.headersSent) res.destroy();
+    else {
+      res.writeHead(500, ["content-length", 0]);
+      res.end();
+    }
+  } catch {
+    res.destroy();
+  }
+}
+
+function drained(res: Writer): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    res.on("drain", done);
+    res.on("close", done);
+  });
+}
+
+function nextTurn(): Promise<undefined> {
+  return new Promise((resolve) => setImmediate(resolve, undefined));
+}
+
+// Reads, writes, and waits for 'drain' whenever Node's buffer is full; a client that goes away
+// cancels the stream.
+async function pipe(
+  res: Writer,
+  status: number,
+  head: Head,
+  length: boolean,
+  body: ReadableStream<Uint8Array>,
+): Promise<void> {
+  const reader = body.getReader();
+  let gone = false;
+  const onClose = () => {
+    if (res.writableFinished) return;
+    gone = true;
+    reader.cancel(new Error("The client went away")).catch(() => {});
+  };
+  res.once("close", onClose);
+  try {
+    const first = await reader.read();
+    if (first.done) {
+      if (!length) head.push("content-length", 0);
+      res.writeHead(status, head);
+      res.end();
+      return;
+    }
+    // A body that ends right after its first chunk goes out with a Content-Length; one that
+    // goes on (server-sent events) is not held back waiting for its second chunk.
+    let pending = reader.read();
+    const second = await Promise.race([pending, nextTurn()]);
+    if (second !== undefined && second.done) {
+      if (!length) head.push("content-length", first.value.byteLength);
+      res.writeHead(status, head);
+      res.end(first.value);
+      return;
+    }
+    res.writeHead(status, head);
+    if (!res.write(first.value)) await drained(res);
+    for (;;) {
+      const next = await pending;
+      if (next.done || gone) break;
+      if (!res.write(next.value)) await drained(res);
+      pending = reader.read();
+    }
+    if (!gone) res.end();
+  } catch {
+    // The body failed midway (or the client left): abort, so the client sees a cut body.
+    if (!gone) fail(res);
+  } finally {
+    res.off("close", onClose);
+  }
+}

@@ -1,0 +1,194 @@
+// WebSockets through the npm `ws` package in `noServer` mode: the WebSocket half of
+// lib/server/node.ts.
+import type { Buffer } from "node:buffer";
+import type * as http from "node:http";
+import type { Socket } from "node:net";
+// @ts-types="@types/ws"
+import { type WebSocket as WsSocket, WebSocketServer } from "ws";
+import type {
+  ConnInfo,
+  RuntimeSocket,
+  RuntimeSocketEvents,
+  RuntimeUpgradeOptions,
+} from "./types.ts";
+
+/** How long a peer may take to answer the 1001 close frame of a shutdown or idle timeout. */
+export const WS_CLOSE_GRACE_MS = 2_000;
+/** The close reason of a shutdown. */
+export const SHUTDOWN_REASON = "Server shutting down";
+
+/** The WebSockets of one server, so that its shutdown() closes them. */
+export interface SocketRegistry {
+  readonly closing: boolean;
+  readonly sockets: Map<RuntimeSocket, WsSocket>;
+}
+
+/** An HTTP/1.1 request with `Upgrade`, as node:http's 'upgrade' event hands it over. */
+export interface Upgrade {
+  incoming: http.IncomingMessage;
+  socket: Socket;
+  head: Buffer;
+  registry: SocketRegistry;
+}
+
+interface PendingSocket {
+  upgrade: Upgrade;
+  options: RuntimeUpgradeOptions;
+  bind(ws: WsSocket): void;
+}
+
+// An upgrade request is found by the request itself, or by the ConnInfo handed out with it
+// (`options.info`), which still works when middleware replaced `ctx.req`.
+const UPGRADE = Symbol("weft.upgrade");
+type UpgradeInfo = ConnInfo & { [UPGRADE]: Upgrade };
+const UPGRADES = new WeakMap<object, Upgrade>();
+const PENDING = new WeakMap<Response, PendingSocket>();
+// The 101 response's own fields, which `ws` writes.
+const WS_OWN = new Set(["connection", "upgrade", "sec-websocket-accept", "sec-websocket-protocol"]);
+
+/** Marks a request and its ConnInfo as an upgrade that upgradeWebSocket() may accept. */
+export function markUpgrade(request: Request, info: ConnInfo, upgrade: Upgrade): void {
+  UPGRADES.set(request, upgrade);
+  (info as UpgradeInfo)[UPGRADE] = upgrade;
+}
+
+/**
+ * Completes the handshake when `response` is the 101 that upgradeWebSocket() made for this
+ * upgrade; returns false otherwise (the caller answers over HTTP/1.1).
+ */
+export function acceptWebSocket(upgrade: Upgrade, response: Response): boolean {
+  const pending = PENDING.get(response);
+  if (pending === undefined || pending.upgrade !== upgrade) return false;
+  const { incoming, socket, head } = upgrade;
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: pending.options.maxMessageBytes,
+    perMessageDeflate: false,
+    clientTracking: false,
+    handleProtocols: () => pending.options.protocol ?? false,
+  });
+  wss.on("headers", (lines: string[]) => {
+    for (const [name, value] of response.headers) {
+      if (!WS_OWN.has(name)) lines.push(`${name}: ${value}`);
+    }
+  });
+  wss.handleUpgrade(incoming, socket, head, (ws) => pending.bind(ws));
+  return true;
+}
+
+// The close code `ws` sent when it failed a connection itself (1009 over maxPayload, 1007 for
+// invalid UTF-8, 1002 for a protocol error): ws keeps it under a symbol on the error.
+function failureCode(error: Error): number {
+  for (const key of Object.getOwnPropertySymbols(error)) {
+    const value = (error as unknown as Record<symbol, unknown>)[key];
+    if (key.description === "status-code" && typeof value === "number") return value;
+  }
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH"
+    ? 1009
+    : code === "WS_ERR_INVALID_UTF8"
+    ? 1007
+    : 1002;
+}
+
+/**
+ * Upgrades a request that arrived with `Upgrade: websocket` over HTTP/1.1, through `ws` in
+ * `noServer` mode: returns the 101 response for the app to return; the handshake happens once
+ * the response leaves the app, with every header it carries by then. `ws` refuses a message
+ * over `maxMessageBytes` while receiving it (1009, all fragments counted), answers pings, and
+ * reports pings and pongs, which reach `onPing` and `onPong`.
+ */
+export function upgradeWebSocket(
+  request: Request,
+  options: RuntimeUpgradeOptions,
+  events: (socket: RuntimeSocket) => RuntimeSocketEvents,
+): Response {
+  const upgrade = UPGRADES.get(request) ??
+    (options.info as Partial<UpgradeInfo> | undefined)?.[UPGRADE];
+  if (upgrade === undefined) {
+    throw new TypeError(
+      "Cannot upgrade to a WebSocket: the request did not reach serve() over HTTP/1.1 with Upgrade: websocket",
+    );
+  }
+  const registry = upgrade.registry;
+  let ws: WsSocket | undefined;
+  // The code and reason of the close frame the server sent, which onClose reports.
+  let sent: [number, string] | undefined;
+  const socket: RuntimeSocket = {
+    send(data) {
+      if (ws !== undefined && ws.readyState === 1) ws.send(data);
+    },
+    close(code, reason) {
+      if (sent !== undefined || ws === undefined || ws.readyState !== 1) return;
+      sent = [code ?? 1005, reason ?? ""];
+      ws.close(code, reason);
+    },
+    ping() {
+      if (ws !== undefined && ws.readyState === 1) ws.ping();
+      return true;
+    },
+    get protocol() {
+      return ws?.protocol ?? "";
+    },
+  };
+  const handlers = events(socket);
+  const response = new Response(null, { status: 200 });
+  Object.defineProperty(response, "status", { value: 101 }); // undici refuses 101 in `new Response`
+  if (options.headers) {
+    for (const [name, value] of options.headers) {
+      if (name === "set-cookie") response.headers.append(name, value);
+      else response.headers.set(name, value);
+    }
+  }
+  PENDING.set(response, {
+    upgrade,
+    options,
+    bind(bound) {
+      ws = bound;
+      // Idle timeout: a ping after half of it without a frame, 1001 after the whole of it.
+      const idle = (options.idleTimeout ?? 0) * 1000;
+      let seen = Date.now();
+      const heartbeat = idle > 0
+        ? setInterval(() => {
+          const quiet = Date.now() - seen;
+          if (quiet >= idle) {
+            socket.close(1001, "No response from ping frame");
+            setTimeout(() => bound.terminate(), WS_CLOSE_GRACE_MS).unref();
+          } else if (quiet >= idle / 2 && bound.readyState === 1) bound.ping();
+        }, Math.max(idle / 4, 10))
+        : undefined;
+      heartbeat?.unref();
+      bound.on("message", (data: Buffer, isBinary: boolean) => {
+        seen = Date.now();
+        if (sent !== undefined) return;
+        if (isBinary) {
+          handlers.onBinary(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+        } else handlers.onText(data.toString("utf8"));
+      });
+      bound.on("ping", () => {
+        seen = Date.now();
+        handlers.onPing();
+      });
+      bound.on("pong", () => {
+        seen = Date.now();
+        handlers.onPong();
+      });
+      bound.on("error", (error: Error) => {
+        // ws failed the connection and sent its own close frame (1009, 1007, 1002).
+        sent ??= [failureCode(error), ""];
+        handlers.onError(error);
+      });
+      bound.on("close", (code: number, reason: Buffer) => {
+        clearInterval(heartbeat);
+        registry.sockets.delete(socket);
+        if (sent !== undefined) handlers.onClose(sent[0], sent[1], false);
+        else if (code === 1006) handlers.onClose(1006, "", false);
+        else handlers.onClose(code, reason.toString("utf8"), true);
+      });
+      registry.sockets.set(socket, bound);
+      handlers.onOpen();
+      if (registry.closing) socket.close(1001, SHUTDOWN_REASON);
+    },
+  });
+  return response;
+}
