@@ -3,7 +3,13 @@
 // connections, nanosecond mtimes; and Node's side of every flag in runtime_differences.ts,
 // each test named after its flag.
 import { createHash } from "node:crypto";
-import { mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  mkdtempSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import * as http from "node:http";
 import * as http2 from "node:http2";
 import { connect, type Socket } from "node:net";
@@ -15,7 +21,10 @@ import { WebSocket } from "ws";
 import * as weft from "weft";
 import * as wsgi from "weft/wsgi";
 import { cert, curl, key } from "./env.ts";
-import { RUNTIME_DIFFERENCES, type RuntimeDifferenceName } from "./runtime_differences.ts";
+import {
+  RUNTIME_DIFFERENCES,
+  type RuntimeDifferenceName,
+} from "./runtime_differences.ts";
 
 const QUIET = { hostname: "127.0.0.1", port: 0, onListen() {} };
 
@@ -85,6 +94,50 @@ function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
       );
     }),
   ]).finally(() => clearTimeout(timer));
+}
+
+// An app whose POST /slow reads its body only once startReading() is called.
+function gatedUpload(): { app: weft.App; startReading: () => void } {
+  let startReading!: () => void;
+  const gate = new Promise<void>((resolve) => startReading = resolve);
+  const app = weft.router([
+    weft.post("/slow", async (ctx) => {
+      await gate;
+      let total = 0;
+      for await (const chunk of ctx.req.body!) total += chunk.byteLength;
+      return ctx.json({ total });
+    }),
+  ]);
+  return { app, startReading };
+}
+
+// Writes `count` chunks honouring drain, lets the app start reading after 500 ms, and returns
+// how many bytes the client could write before that.
+async function writtenBeforeReading(
+  sink: {
+    write(chunk: Uint8Array): boolean;
+    once(event: "drain", listener: () => void): unknown;
+    end(): unknown;
+  },
+  chunk: Uint8Array,
+  count: number,
+  startReading: () => void,
+): Promise<number> {
+  let written = 0;
+  const pump = (async () => {
+    for (let i = 0; i < count; i++) {
+      written += chunk.byteLength;
+      if (!sink.write(chunk)) {
+        await new Promise((resolve) => sink.once("drain", resolve));
+      }
+    }
+    sink.end();
+  })();
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const beforeReading = written;
+  startReading();
+  await pump;
+  return beforeReading;
 }
 
 describe("requests", () => {
@@ -162,7 +215,16 @@ describe("requests", () => {
       for (const version of ["--http1.1", "--http2-prior-knowledge"]) {
         const res = await curl([
           version,
-          ...["-H", "Accept: text/x", "-H", "X-Twice: a", "-H", "x-twice: b", "-H", "cookie: a=1"],
+          ...[
+            "-H",
+            "Accept: text/x",
+            "-H",
+            "X-Twice: a",
+            "-H",
+            "x-twice: b",
+            "-H",
+            "cookie: a=1",
+          ],
           `${base}/headers`,
         ]);
         assert.deepEqual(JSON.parse(res.body), {
@@ -180,11 +242,16 @@ describe("requests", () => {
   });
 
   test("HTTP/2 cookie crumbs are joined with a semicolon", async () => {
-    const app = weft.router([weft.get("/cookie", (ctx) => new Response(ctx.header("cookie")))]);
+    const app = weft.router([
+      weft.get("/cookie", (ctx) => new Response(ctx.header("cookie"))),
+    ]);
     await withServer(app, async (_base, server) => {
       const session = http2.connect(`http://127.0.0.1:${server.addr.port}`);
       try {
-        const stream = session.request({ ":path": "/cookie", cookie: ["a=1", "b=2"] });
+        const stream = session.request({
+          ":path": "/cookie",
+          cookie: ["a=1", "b=2"],
+        });
         let body = "";
         stream.setEncoding("utf8");
         stream.on("data", (chunk: string) => body += chunk);
@@ -220,20 +287,10 @@ describe("requests", () => {
   });
 
   test("request bodies stream with backpressure: an unread upload stalls the client", async () => {
-    let startReading!: () => void;
-    const gate = new Promise<void>((resolve) => startReading = resolve);
-    const app = weft.router([
-      weft.post("/slow", async (ctx) => {
-        await gate;
-        let total = 0;
-        for await (const chunk of ctx.req.body!) total += chunk.byteLength;
-        return ctx.json({ total });
-      }),
-    ]);
+    const { app, startReading } = gatedUpload();
     await withServer(app, async (_base, server) => {
       const chunk = new Uint8Array(1024 * 1024);
       const totalMiB = 64;
-      let written = 0;
       const req = http.request({
         port: server.addr.port,
         host: "127.0.0.1",
@@ -249,22 +306,17 @@ describe("requests", () => {
         });
         req.on("error", reject);
       });
-      const pump = (async () => {
-        for (let i = 0; i < totalMiB; i++) {
-          written += chunk.byteLength;
-          if (!req.write(chunk)) {
-            await new Promise((resolve) => req.once("drain", resolve));
-          }
-        }
-        req.end();
-      })();
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      const beforeReading = written;
-      startReading();
-      await pump;
+      const beforeReading = await writtenBeforeReading(
+        req,
+        chunk,
+        totalMiB,
+        startReading,
+      );
       assert.ok(
         beforeReading <= 24 * chunk.byteLength,
-        `${beforeReading / chunk.byteLength} MiB went out before the app read anything`,
+        `${
+          beforeReading / chunk.byteLength
+        } MiB went out before the app read anything`,
       );
       assert.deepEqual(JSON.parse(await answer), {
         total: totalMiB * chunk.byteLength,
@@ -304,7 +356,8 @@ describe("requests", () => {
     const app = weft.router([
       weft.get(
         "/one",
-        () => new Response(ReadableStream.from([new TextEncoder().encode("one")])),
+        () =>
+          new Response(ReadableStream.from([new TextEncoder().encode("one")])),
       ),
       weft.get("/two", () =>
         new Response(
@@ -328,47 +381,73 @@ describe("requests", () => {
 
 describe("responses", () => {
   test(`${flag("globalResponse")} serve() installs a lightweight Response that behaves like Node's own`, async () => {
-    await withServer(weft.router([weft.get("/", () => new Response("ok"))]), async (base) => {
-      const made = new Response("abc", { status: 201, headers: { "x-a": "1" } });
-      const fetched = await fetch(base);
-      assert.ok(made instanceof Response);
-      assert.ok(fetched instanceof Response);
-      assert.notEqual(Object.getPrototypeOf(made), Object.getPrototypeOf(fetched));
-      assert.equal(await fetched.text(), "ok");
-      const native = Object.getPrototypeOf(fetched) as Response;
-      assert.equal(
-        await native.text.call(new Response("via Node's own text()")),
-        "via Node's own text()",
-      );
-      assert.equal(made.status, 201);
-      assert.equal(made.ok, true);
-      assert.equal(made.headers.get("x-a"), "1");
-      assert.equal(made.headers.get("content-type"), "text/plain;charset=UTF-8");
-      const copy = made.clone();
-      assert.equal(await made.text(), "abc");
-      assert.equal(made.bodyUsed, true);
-      assert.throws(() => made.clone(), TypeError);
-      assert.equal(await copy.text(), "abc");
-      const json = Response.json({ a: 1 }, { status: 202 });
-      assert.equal(json.status, 202);
-      assert.equal(json.headers.get("content-type"), "application/json");
-      assert.deepEqual(await json.json(), { a: 1 });
-      const bytes = new Uint8Array([1, 2, 3]);
-      const fromBytes = new Response(bytes);
-      bytes[0] = 9; // the body was copied when the response was made
-      assert.deepEqual([...new Uint8Array(await fromBytes.arrayBuffer())], [1, 2, 3]);
-      const typed = new Response("x", { headers: { "content-type": "text/x" } });
-      assert.equal((await typed.blob()).type, "text/x");
-      const streamed = new Response(ReadableStream.from([new TextEncoder().encode("s")]));
-      const branch = streamed.clone();
-      assert.deepEqual([await branch.text(), await streamed.text()], ["s", "s"]);
-      assert.throws(() => new Response("x", { status: 204 }), TypeError);
-      assert.throws(() => new Response("x", { status: 99 }), RangeError);
-      assert.throws(() => new Response("x", { headers: { "a b": "1" } }), TypeError);
-      const redirect = Response.redirect("http://localhost/x");
-      assert.equal(redirect.headers.get("location"), "http://localhost/x");
-      assert.equal(Response.error().type, "error");
-    });
+    await withServer(
+      weft.router([weft.get("/", () => new Response("ok"))]),
+      async (base) => {
+        const made = new Response("abc", {
+          status: 201,
+          headers: { "x-a": "1" },
+        });
+        const fetched = await fetch(base);
+        assert.ok(made instanceof Response);
+        assert.ok(fetched instanceof Response);
+        assert.notEqual(
+          Object.getPrototypeOf(made),
+          Object.getPrototypeOf(fetched),
+        );
+        assert.equal(await fetched.text(), "ok");
+        const native = Object.getPrototypeOf(fetched) as Response;
+        assert.equal(
+          await native.text.call(new Response("via Node's own text()")),
+          "via Node's own text()",
+        );
+        assert.equal(made.status, 201);
+        assert.equal(made.ok, true);
+        assert.equal(made.headers.get("x-a"), "1");
+        assert.equal(
+          made.headers.get("content-type"),
+          "text/plain;charset=UTF-8",
+        );
+        const copy = made.clone();
+        assert.equal(await made.text(), "abc");
+        assert.equal(made.bodyUsed, true);
+        assert.throws(() => made.clone(), TypeError);
+        assert.equal(await copy.text(), "abc");
+        const json = Response.json({ a: 1 }, { status: 202 });
+        assert.equal(json.status, 202);
+        assert.equal(json.headers.get("content-type"), "application/json");
+        assert.deepEqual(await json.json(), { a: 1 });
+        const bytes = new Uint8Array([1, 2, 3]);
+        const fromBytes = new Response(bytes);
+        bytes[0] = 9; // the body was copied when the response was made
+        assert.deepEqual([...new Uint8Array(await fromBytes.arrayBuffer())], [
+          1,
+          2,
+          3,
+        ]);
+        const typed = new Response("x", {
+          headers: { "content-type": "text/x" },
+        });
+        assert.equal((await typed.blob()).type, "text/x");
+        const streamed = new Response(
+          ReadableStream.from([new TextEncoder().encode("s")]),
+        );
+        const branch = streamed.clone();
+        assert.deepEqual([await branch.text(), await streamed.text()], [
+          "s",
+          "s",
+        ]);
+        assert.throws(() => new Response("x", { status: 204 }), TypeError);
+        assert.throws(() => new Response("x", { status: 99 }), RangeError);
+        assert.throws(
+          () => new Response("x", { headers: { "a b": "1" } }),
+          TypeError,
+        );
+        const redirect = Response.redirect("http://localhost/x");
+        assert.equal(redirect.headers.get("location"), "http://localhost/x");
+        assert.equal(Response.error().type, "error");
+      },
+    );
   });
 
   test("headers of a built response stay mutable for outer middleware, on HTTP/1.1 and HTTP/2", async () => {
@@ -381,7 +460,10 @@ describe("responses", () => {
         return res;
       }],
       weft.router([
-        weft.get("/plain", () => new Response("plain", { headers: { "X-Inner": "p" } })),
+        weft.get(
+          "/plain",
+          () => new Response("plain", { headers: { "X-Inner": "p" } }),
+        ),
         weft.get("/json", (ctx) => ctx.json({ j: 1 })),
         weft.get("/typed", (ctx) => {
           ctx.setHeader("x-state", "s");
@@ -403,7 +485,10 @@ describe("responses", () => {
         assert.equal(json.body, '{"j":1}');
         const typed = await curl([version, `${base}/typed`]);
         assert.equal(typed.status, 201);
-        assert.equal(typed.headers.get("content-type"), "text/html; charset=utf-8");
+        assert.equal(
+          typed.headers.get("content-type"),
+          "text/html; charset=utf-8",
+        );
         assert.equal(typed.headers.get("x-state"), "s");
         assert.equal(typed.headers.get("x-outer"), "1");
         assert.equal(typed.body, "<b>h</b>");
@@ -417,8 +502,14 @@ describe("responses", () => {
       weft.get("/string", () => new Response("héllo")),
       weft.get("/bytes", () => new Response(encoder.encode("bytes"))),
       weft.get("/buffer", () => new Response(encoder.encode("buffer").buffer)),
-      weft.get("/view", () => new Response(new DataView(encoder.encode("view").buffer))),
-      weft.get("/blob", () => new Response(new Blob(["blob"], { type: "image/x-test" }))),
+      weft.get(
+        "/view",
+        () => new Response(new DataView(encoder.encode("view").buffer)),
+      ),
+      weft.get(
+        "/blob",
+        () => new Response(new Blob(["blob"], { type: "image/x-test" })),
+      ),
       weft.get("/form", () => new Response(new URLSearchParams({ a: "1" }))),
       weft.get("/null", () => new Response(null)),
       weft.get("/empty-stream", () => new Response(ReadableStream.from([]))),
@@ -480,15 +571,24 @@ describe("responses", () => {
       await new Promise((resolve) => setTimeout(resolve, 500));
       const stalled = pulled;
       await new Promise((resolve) => setTimeout(resolve, 300));
-      assert.ok(stalled * chunk.byteLength < 64 * 1024 * 1024, `${stalled} chunks pulled`);
-      assert.ok(pulled - stalled <= 2, `${pulled - stalled} chunks pulled while stalled`);
+      assert.ok(
+        stalled * chunk.byteLength < 64 * 1024 * 1024,
+        `${stalled} chunks pulled`,
+      );
+      assert.ok(
+        pulled - stalled <= 2,
+        `${pulled - stalled} chunks pulled while stalled`,
+      );
       socket.destroy();
     });
   });
 
   test("a header value Node refuses turns the response into an empty 500", async () => {
     const app = weft.router([
-      weft.get("/bad", () => new Response("x", { headers: { "x-bad": "a\u0001b" } })),
+      weft.get(
+        "/bad",
+        () => new Response("x", { headers: { "x-bad": "a\u0001b" } }),
+      ),
     ]);
     await withServer(app, async (base) => {
       const res = await curl(["--http1.1", `${base}/bad`]);
@@ -515,7 +615,9 @@ describe("HTTP/2 streams", () => {
     });
   }
 
-  function answer(stream: http2.ClientHttp2Stream): Promise<{ status: number; body: string }> {
+  function answer(
+    stream: http2.ClientHttp2Stream,
+  ): Promise<{ status: number; body: string }> {
     return new Promise((resolve, reject) => {
       let status = 0;
       let body = "";
@@ -528,37 +630,27 @@ describe("HTTP/2 streams", () => {
   }
 
   test("a request body streams with backpressure over HTTP/2 too", async () => {
-    let startReading!: () => void;
-    const gate = new Promise<void>((resolve) => startReading = resolve);
-    const app = weft.router([
-      weft.post("/slow", async (ctx) => {
-        await gate;
-        let total = 0;
-        for await (const chunk of ctx.req.body!) total += chunk.byteLength;
-        return ctx.json({ total });
-      }),
-    ]);
+    const { app, startReading } = gatedUpload();
     await withSession(app, async (session) => {
       const chunk = new Uint8Array(1024 * 1024);
       const stream = session.request({ ":method": "POST", ":path": "/slow" });
       const result = answer(stream);
-      let written = 0;
-      const pump = (async () => {
-        for (let i = 0; i < 32; i++) {
-          written += chunk.byteLength;
-          if (!stream.write(chunk)) await new Promise((resolve) => stream.once("drain", resolve));
-        }
-        stream.end();
-      })();
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      const beforeReading = written;
-      startReading();
-      await pump;
+      const beforeReading = await writtenBeforeReading(
+        stream,
+        chunk,
+        32,
+        startReading,
+      );
       assert.ok(
         beforeReading <= 8 * chunk.byteLength,
-        `${beforeReading / chunk.byteLength} MiB went out before the app read anything`,
+        `${
+          beforeReading / chunk.byteLength
+        } MiB went out before the app read anything`,
       );
-      assert.deepEqual(await result, { status: 200, body: JSON.stringify({ total: 32 << 20 }) });
+      assert.deepEqual(await result, {
+        status: 200,
+        body: JSON.stringify({ total: 32 << 20 }),
+      });
     });
   });
 
@@ -603,19 +695,27 @@ describe("HTTP/2 streams", () => {
   });
 
   test("Expect: 100-continue gets a 100 first; another expectation gets 417", async () => {
-    const app = weft.router([weft.post("/echo", async (ctx) => new Response(await ctx.body()))]);
+    const app = weft.router([
+      weft.post("/echo", async (ctx) => new Response(await ctx.body())),
+    ]);
     await withSession(app, async (session) => {
       const stream = session.request({
         ":method": "POST",
         ":path": "/echo",
         expect: "100-continue",
       });
-      const continued = new Promise<void>((resolve) => stream.once("continue", resolve));
+      const continued = new Promise<void>((resolve) =>
+        stream.once("continue", resolve)
+      );
       const result = answer(stream);
       await within(5_000, "the 100 response", continued);
       stream.end("after continue");
       assert.deepEqual(await result, { status: 200, body: "after continue" });
-      const refused = session.request({ ":method": "POST", ":path": "/echo", expect: "x-other" });
+      const refused = session.request({
+        ":method": "POST",
+        ":path": "/echo",
+        expect: "x-other",
+      });
       refused.end();
       assert.equal((await answer(refused)).status, 417);
     });
@@ -627,9 +727,11 @@ describe("limits and shutdown", () => {
     const app = weft.router([weft.get("/", () => new Response("ok"))]);
     for (const tls of [false, true]) {
       await withServer(app, async (base) => {
-        const flags = tls ? ["--http1.1", "--cacert", (await import("./env.ts")).caFile] : [
-          "--http1.1",
-        ];
+        const flags = tls
+          ? ["--http1.1", "--cacert", (await import("./env.ts")).caFile]
+          : [
+            "--http1.1",
+          ];
         const ok = await curl([
           ...flags,
           "-H",
@@ -735,7 +837,9 @@ describe("limits and shutdown", () => {
       "GET /quick HTTP/1.1\r\nhost: localhost\r\n\r\n",
     );
     await readUntil(idle, /quick$/);
-    const idleClosed = new Promise<void>((resolve) => idle.once("close", () => resolve()));
+    const idleClosed = new Promise<void>((resolve) =>
+      idle.once("close", () => resolve())
+    );
     const busy = await rawRequest(
       server.addr.port,
       "GET /slow HTTP/1.1\r\nhost: localhost\r\n\r\n",
@@ -760,12 +864,16 @@ describe("limits and shutdown", () => {
     ]);
     const server = weft.serve(app, QUIET);
     const session = http2.connect(`http://127.0.0.1:${server.addr.port}`);
-    const goaway = new Promise<void>((resolve) => session.once("goaway", () => resolve()));
+    const goaway = new Promise<void>((resolve) =>
+      session.once("goaway", () => resolve())
+    );
     const stream = session.request({ ":path": "/slow" });
     let body = "";
     stream.setEncoding("utf8");
     stream.on("data", (chunk: string) => body += chunk);
-    const ended = new Promise<void>((resolve) => stream.once("end", () => resolve()));
+    const ended = new Promise<void>((resolve) =>
+      stream.once("end", () => resolve())
+    );
     await new Promise((resolve) => setTimeout(resolve, 100));
     const closing = server.shutdown();
     await within(2_000, "GOAWAY", goaway);
@@ -845,7 +953,9 @@ describe("websockets", () => {
         client.once("open", resolve);
         client.once("error", reject);
       });
-      const serverPing = new Promise<void>((resolve) => client.once("ping", () => resolve()));
+      const serverPing = new Promise<void>((resolve) =>
+        client.once("ping", () => resolve())
+      );
       client.ping();
       await within(5_000, "the server's ping", serverPing);
       const deadline = Date.now() + 5_000;
@@ -867,7 +977,9 @@ describe("websockets", () => {
         client.once("open", resolve);
         client.once("error", reject);
       });
-      const closed = new Promise<number>((resolve) => client.once("close", resolve));
+      const closed = new Promise<number>((resolve) =>
+        client.once("close", resolve)
+      );
       const part = new Uint8Array(800);
       client.send(part, { fin: false, binary: true });
       client.send(part, { fin: false, binary: true }); // 1,600 bytes, message not finished
