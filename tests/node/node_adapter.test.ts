@@ -3,13 +3,7 @@
 // connections, nanosecond mtimes; and Node's side of every flag in runtime_differences.ts,
 // each test named after its flag.
 import { createHash } from "node:crypto";
-import {
-  mkdtempSync,
-  rmSync,
-  statSync,
-  utimesSync,
-  writeFileSync,
-} from "node:fs";
+import { mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import * as http from "node:http";
 import * as http2 from "node:http2";
 import { connect, type Socket } from "node:net";
@@ -21,10 +15,7 @@ import { WebSocket } from "ws";
 import * as weft from "weft";
 import * as wsgi from "weft/wsgi";
 import { cert, curl, key } from "./env.ts";
-import {
-  RUNTIME_DIFFERENCES,
-  type RuntimeDifferenceName,
-} from "./runtime_differences.ts";
+import { RUNTIME_DIFFERENCES, type RuntimeDifferenceName } from "./runtime_differences.ts";
 
 const QUIET = { hostname: "127.0.0.1", port: 0, onListen() {} };
 
@@ -314,9 +305,7 @@ describe("requests", () => {
       );
       assert.ok(
         beforeReading <= 24 * chunk.byteLength,
-        `${
-          beforeReading / chunk.byteLength
-        } MiB went out before the app read anything`,
+        `${beforeReading / chunk.byteLength} MiB went out before the app read anything`,
       );
       assert.deepEqual(JSON.parse(await answer), {
         total: totalMiB * chunk.byteLength,
@@ -356,8 +345,7 @@ describe("requests", () => {
     const app = weft.router([
       weft.get(
         "/one",
-        () =>
-          new Response(ReadableStream.from([new TextEncoder().encode("one")])),
+        () => new Response(ReadableStream.from([new TextEncoder().encode("one")])),
       ),
       weft.get("/two", () =>
         new Response(
@@ -643,9 +631,7 @@ describe("HTTP/2 streams", () => {
       );
       assert.ok(
         beforeReading <= 8 * chunk.byteLength,
-        `${
-          beforeReading / chunk.byteLength
-        } MiB went out before the app read anything`,
+        `${beforeReading / chunk.byteLength} MiB went out before the app read anything`,
       );
       assert.deepEqual(await result, {
         status: 200,
@@ -704,9 +690,7 @@ describe("HTTP/2 streams", () => {
         ":path": "/echo",
         expect: "100-continue",
       });
-      const continued = new Promise<void>((resolve) =>
-        stream.once("continue", resolve)
-      );
+      const continued = new Promise<void>((resolve) => stream.once("continue", resolve));
       const result = answer(stream);
       await within(5_000, "the 100 response", continued);
       stream.end("after continue");
@@ -727,11 +711,9 @@ describe("limits and shutdown", () => {
     const app = weft.router([weft.get("/", () => new Response("ok"))]);
     for (const tls of [false, true]) {
       await withServer(app, async (base) => {
-        const flags = tls
-          ? ["--http1.1", "--cacert", (await import("./env.ts")).caFile]
-          : [
-            "--http1.1",
-          ];
+        const flags = tls ? ["--http1.1", "--cacert", (await import("./env.ts")).caFile] : [
+          "--http1.1",
+        ];
         const ok = await curl([
           ...flags,
           "-H",
@@ -837,9 +819,7 @@ describe("limits and shutdown", () => {
       "GET /quick HTTP/1.1\r\nhost: localhost\r\n\r\n",
     );
     await readUntil(idle, /quick$/);
-    const idleClosed = new Promise<void>((resolve) =>
-      idle.once("close", () => resolve())
-    );
+    const idleClosed = new Promise<void>((resolve) => idle.once("close", () => resolve()));
     const busy = await rawRequest(
       server.addr.port,
       "GET /slow HTTP/1.1\r\nhost: localhost\r\n\r\n",
@@ -864,16 +844,12 @@ describe("limits and shutdown", () => {
     ]);
     const server = weft.serve(app, QUIET);
     const session = http2.connect(`http://127.0.0.1:${server.addr.port}`);
-    const goaway = new Promise<void>((resolve) =>
-      session.once("goaway", () => resolve())
-    );
+    const goaway = new Promise<void>((resolve) => session.once("goaway", () => resolve()));
     const stream = session.request({ ":path": "/slow" });
     let body = "";
     stream.setEncoding("utf8");
     stream.on("data", (chunk: string) => body += chunk);
-    const ended = new Promise<void>((resolve) =>
-      stream.once("end", () => resolve())
-    );
+    const ended = new Promise<void>((resolve) => stream.once("end", () => resolve()));
     await new Promise((resolve) => setTimeout(resolve, 100));
     const closing = server.shutdown();
     await within(2_000, "GOAWAY", goaway);
@@ -953,9 +929,7 @@ describe("websockets", () => {
         client.once("open", resolve);
         client.once("error", reject);
       });
-      const serverPing = new Promise<void>((resolve) =>
-        client.once("ping", () => resolve())
-      );
+      const serverPing = new Promise<void>((resolve) => client.once("ping", () => resolve()));
       client.ping();
       await within(5_000, "the server's ping", serverPing);
       const deadline = Date.now() + 5_000;
@@ -977,9 +951,7 @@ describe("websockets", () => {
         client.once("open", resolve);
         client.once("error", reject);
       });
-      const closed = new Promise<number>((resolve) =>
-        client.once("close", resolve)
-      );
+      const closed = new Promise<number>((resolve) => client.once("close", resolve));
       const part = new Uint8Array(800);
       client.send(part, { fin: false, binary: true });
       client.send(part, { fin: false, binary: true }); // 1,600 bytes, message not finished
