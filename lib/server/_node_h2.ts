@@ -9,6 +9,7 @@ import * as http2 from "node:http2";
 import type { Socket } from "node:net";
 import {
   checked,
+  connInfo,
   KEEP_ALIVE_TIMEOUT_MS,
   prepare,
   run,
@@ -132,9 +133,12 @@ export function onStream(
     stream.endAfterHeaders ? null : stream,
     writer,
   );
-  const result = prepared instanceof NativeResponse
-    ? prepared
-    : run(this, prepared as Request, stream.session?.socket as Socket | undefined, undefined);
+  const result = prepared instanceof NativeResponse ? prepared : run(
+    this,
+    prepared as Request,
+    connInfo(stream.session?.socket as Socket | undefined),
+    undefined,
+  );
   if (result instanceof Promise) {
     settle(this, result, (response) => send(response, writer, method, false));
   } else send(checked(result), writer, method, false);

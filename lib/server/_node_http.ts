@@ -52,7 +52,9 @@ export class ServerState implements SocketRegistry {
   }
 }
 
-// The peer address is read only on demand.
+const INFO = Symbol("weft.connInfo");
+
+// The peer address is read only on demand; one per connection, shared by its requests.
 class NodeConnInfo implements ConnInfo {
   readonly #socket: Socket | null | undefined;
   constructor(socket: Socket | null | undefined) {
@@ -70,7 +72,9 @@ class NodeConnInfo implements ConnInfo {
 function hostOf(raw: readonly string[]): string | undefined {
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i];
-    if (name.length === 4 && name.toLowerCase() === "host") return raw[i + 1];
+    if (name === "Host" || (name.length === 4 && name.toLowerCase() === "host")) {
+      return raw[i + 1];
+    }
   }
   return undefined;
 }
@@ -135,14 +139,25 @@ export function prepare(
   }
 }
 
+/** The connection facts of a request that came over `socket`. */
+export function connInfo(socket: Socket | null | undefined): ConnInfo {
+  return new NodeConnInfo(socket);
+}
+
+// HTTP/1.1: the facts of a connection, made once for all its requests.
+function socketInfo(socket: Socket | null): ConnInfo {
+  if (socket === null) return new NodeConnInfo(socket);
+  const owner = socket as Socket & { [INFO]?: NodeConnInfo };
+  return owner[INFO] ??= new NodeConnInfo(socket);
+}
+
 /** Runs the app; the result may reject (settle() handles that). */
 export function run(
   state: ServerState,
   request: Request,
-  socket: Socket | null | undefined,
+  info: ConnInfo,
   upgrade: Upgrade | undefined,
 ): Response | Promise<Response> {
-  const info = new NodeConnInfo(socket);
   if (upgrade !== undefined) markUpgrade(request, info, upgrade);
   try {
     return state.fetch(request, info);
@@ -189,7 +204,7 @@ function dispatch(
   );
   return prepared instanceof NativeResponse
     ? prepared
-    : run(state, prepared as Request, incoming.socket, upgrade);
+    : run(state, prepared as Request, socketInfo(incoming.socket), upgrade);
 }
 
 /** The 'request' listener of every server, for HTTP/1.1 (bound to its state). */

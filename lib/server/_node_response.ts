@@ -33,7 +33,10 @@ export const REAL = Symbol("weft.real");
 
 /** The `Content-Type` undici gives a string body. */
 export const TEXT_TYPE = "text/plain;charset=UTF-8";
-const JSON_HEADERS = Object.freeze({ "content-type": "application/json" });
+/** The headers of `Response.json()` without init: the writer knows them without reading them. */
+export const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  "content-type": "application/json",
+});
 const TOKEN = /^[!#$%&'*+\-.^_`|~\dA-Za-z]+$/;
 const BAD_VALUE = /[\0\r\n\u0100-\uffff]/;
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
@@ -68,12 +71,13 @@ function checkPlain(headers: Record<string, unknown>): void {
 
 /** A `Response` that builds Node's own only when something beyond status and headers needs it. */
 export class NodeResponse {
-  [STATUS]: number;
-  [STATUS_TEXT]: string;
-  [SOURCE]: Source;
-  [PLAIN]: Record<string, unknown> | undefined;
-  [HEADERS]: Headers | undefined;
-  [REAL]: Response | undefined;
+  // Declared only: the constructor assigns each once (no per-instance field definitions).
+  declare [STATUS]: number;
+  declare [STATUS_TEXT]: string;
+  declare [SOURCE]: Source;
+  declare [PLAIN]: Record<string, unknown> | undefined;
+  declare [HEADERS]: Headers | undefined;
+  declare [REAL]: Response | undefined;
 
   constructor(body?: BodyInit | null, init?: ResponseInit) {
     let status = 200;

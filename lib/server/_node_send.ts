@@ -8,6 +8,7 @@ import { Buffer } from "node:buffer";
 import {
   HEADERS,
   isNodeResponse,
+  JSON_HEADERS,
   NativeResponse,
   PLAIN,
   REAL,
@@ -133,8 +134,11 @@ function write(response: Response, res: Writer, method: string, closing: boolean
     if (headers !== undefined) headFromHeaders(headers, h2, head);
     else {
       const plain = response[PLAIN];
-      const typed = plain !== undefined && headFromPlain(plain, h2, head);
-      if (!typed && typeof source === "string") head.push("content-type", TEXT_TYPE);
+      if (plain === JSON_HEADERS) head.push("content-type", "application/json");
+      else {
+        const typed = plain !== undefined && headFromPlain(plain, h2, head);
+        if (!typed && typeof source === "string") head.push("content-type", TEXT_TYPE);
+      }
     }
     if (source instanceof ReadableStream) stream = source;
     else body = source;
