@@ -8,7 +8,8 @@
 //     [--seconds 5] [--rounds 3] [--kinds raw,weft]
 //
 // On a shared machine the requests/s of one round swing with the load of others; the CPU time
-// per request moves much less, so compare those ratios, over several rounds.
+// per request moves much less, so compare those ratios, over several rounds. Each figure is the
+// median of the rounds, followed by half their range (max − min) relative to it.
 import { execFile, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -111,6 +112,12 @@ for (let round = 0; round < ROUNDS; round++) {
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+// The spread of the rounds around their median, in percent: how far apart two kinds must be
+// before their order means anything on this machine.
+const spread = (xs) => {
+  const m = median(xs);
+  return `±${(50 * (Math.max(...xs) - Math.min(...xs)) / m).toFixed(0)}%`;
+};
 const protocol = H2 ? "HTTP/2 over TLS (h2load)" : "HTTP/1.1 (wrk)";
 console.log(
   `Node ${process.version}, ${protocol}, ${ROUNDS} rounds × ${SECONDS} s, medians`,
@@ -122,9 +129,9 @@ for (const path of PATHS) {
     const r = results[path][kind];
     const rps = median(r.rps), cpu = median(r.cpuUs);
     console.log(
-      `  ${kind.padEnd(8)} ${rps.toFixed(0).padStart(8)} req/s (${
+      `  ${kind.padEnd(8)} ${rps.toFixed(0).padStart(8)} req/s ${spread(r.rps).padStart(4)} (${
         (rps / median(raw.rps)).toFixed(3)
-      } × raw)  ${cpu.toFixed(2).padStart(6)} µs CPU/req (${
+      } × raw)  ${cpu.toFixed(2).padStart(6)} µs CPU/req ${spread(r.cpuUs).padStart(4)} (${
         (cpu / median(raw.cpuUs)).toFixed(3)
       } × raw)`,
     );
