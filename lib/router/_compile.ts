@@ -4,8 +4,8 @@
 // wildcard), so both give the same match; backtracking is falling out of a block.
 //
 // Nothing from a route is spliced in as code: paths, prefixes and methods become string
-// literals through JSON.stringify, characters and lengths become numbers, and routes are read
-// from the array `$` handed to the generated code.
+// literals through JSON.stringify, characters and lengths become numbers, and routes are the
+// parameters `$0`, `$1`, … of the generated code.
 import type { Entry, MethodTree, Node, RadixMatch } from "./radix.ts";
 
 type Find<T> = (method: string, path: string) => RadixMatch<T> | undefined;
@@ -13,6 +13,11 @@ type Find<T> = (method: string, path: string) => RadixMatch<T> | undefined;
 // V8 optimizes a function only while its bytecode is under 60 kB; past this many characters
 // of source, walking the tree is faster.
 const MAX_SOURCE = 40_000;
+// Routes handed to the generated code as parameters; past this, walking the tree.
+const MAX_REFS = 10_000;
+// Up to this many characters, all methods share one function (TurboFan inlines no callee whose
+// bytecode is larger than a few hundred bytes, so a call per method would remain).
+const SINGLE_SOURCE = 4_000;
 
 // Set once `new Function` has thrown (a CSP without 'unsafe-eval', V8's
 // --disallow-code-generation-from-strings): later routers do not try again.
@@ -29,7 +34,9 @@ export function compileTrees<T>(
   if (blocked) return undefined;
   const str = JSON.stringify;
   const refs: unknown[] = [];
-  const ref = (value: unknown) => `$[${refs.push(value) - 1}]`;
+  // Each route object becomes a parameter of the generated code: a direct variable read, no
+  // array load.
+  const ref = (value: unknown) => `$${refs.push(value) - 1}`;
   let id = 0;
 
   // Matches the rest of the path from `at`, at position v + k (v is "" while the position is
@@ -70,8 +77,9 @@ export function compileTrees<T>(
     return code;
   }
 
-  let source = "";
-  let dispatch = "";
+  // One block per method; `l` is the path's length.
+  const blocks: [method: string, code: string][] = [];
+  let size = 0;
   for (const [method, tree] of trees) {
     // Static routes: a switch on the length, then comparisons, or the map for a crowded length.
     const byLength: Record<number, string> = {};
@@ -86,13 +94,32 @@ export function compileTrees<T>(
         tests.length > 500 ? `{const h=${ref(tree.statics)}.get(p);if(h)return h.hit}` : tests
       }break;`;
     }
-    code = `const l=p.length;switch(l){${code}}${node(tree.root, "", 0, "")}`;
+    code = `switch(l){${code}}${node(tree.root, "", 0, "")}`;
     if (code.length > MAX_SOURCE) return undefined;
-    source += `function f${id}(p){${code}}`;
-    dispatch += `case ${str(method)}:return f${id++}(p);`;
+    blocks.push([method, code]);
+    size += code.length;
   }
+  // Small route sets: one function, the methods' blocks in a switch, saving a call per lookup.
+  // Larger ones: a function per method, each small enough for V8 to optimize.
+  let source = "";
+  let dispatch = "";
+  for (const [method, code] of blocks) {
+    if (size > SINGLE_SOURCE) {
+      source += `function f${id}(p){const l=p.length;${code}}`;
+      dispatch += `case ${str(method)}:return f${id++}(p);`;
+    } else dispatch += `case ${str(method)}:{${code}}break;`;
+  }
+  dispatch = size > SINGLE_SOURCE
+    ? `switch(m){${dispatch}}`
+    : `const l=p.length;switch(m){${dispatch}}`;
+  // Engines cap the number of parameters (V8: 65,535).
+  if (refs.length > MAX_REFS) return undefined;
   try {
-    return new Function("$", "R", `${source}return(m,p)=>{switch(m){${dispatch}}}`)(refs, toMatch);
+    return new Function(
+      "R",
+      ...refs.map((_, i) => `$${i}`),
+      `${source}return(m,p)=>{${dispatch}}`,
+    )(toMatch, ...refs);
   } catch (error) {
     if (!(error instanceof EvalError)) throw error;
     blocked = true;

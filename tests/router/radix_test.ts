@@ -86,6 +86,41 @@ Deno.test("RadixTree.compile() walks the tree for a method too large to compile"
   assert.equal(find("GET", "/r1499/a")?.pattern, "/r1499/a");
 });
 
+Deno.test("RadixTree.compile() walks the tree when the routes are too many to hand to the code", () => {
+  const routes: [string, string][] = [];
+  for (let m = 0; m < 60; m++) {
+    for (let i = 0; i < 200; i++) routes.push([`M${m}`, `/r${i}/:id`]);
+  }
+  const tree = treeOf(routes);
+  const find = tree.compile();
+  assert.ok(!isCompiled(find));
+  assert.deepEqual(find("M59", "/r199/x")?.values, ["x"]);
+  assert.equal(find("M59", "/r200/x"), undefined);
+});
+
+Deno.test("RadixTree.compile() dispatches on the method in one function and in one per method", () => {
+  const small: [string, string][] = [
+    ["GET", "/a"],
+    ["GET", "/a/:id"],
+    ["POST", "/a"],
+    ["POST", "/b/*rest"],
+    ["PUT", "/a/:id"],
+  ];
+  // Enough routes that each method gets its own function.
+  const large = [...small];
+  for (let i = 0; i < 100; i++) large.push(["GET", `/g${i}/:id/x`], ["POST", `/p${i}/:id/y`]);
+  for (const routes of [small, large]) {
+    const tree = treeOf(routes);
+    const find = tree.compile();
+    assert.ok(isCompiled(find));
+    for (const method of ["GET", "POST", "PUT", "DELETE"]) {
+      for (const path of ["/a", "/a/1", "/b/", "/b/c/d", "/g99/7/x", "/p0/7/y", "/p0/7/x", "/"]) {
+        assert.deepEqual(find(method, path), tree.find(method, path), `${method} ${path}`);
+      }
+    }
+  }
+});
+
 Deno.test("RadixTree.compile() compiles many static routes of one length through the map", () => {
   const routes: [string, string][] = [];
   for (let i = 100; i < 400; i++) routes.push(["GET", `/s${i}`]);
