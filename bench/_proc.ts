@@ -14,3 +14,10 @@ export async function cpuTicks(pid: number): Promise<number> {
 export function median(values: readonly number[]): number {
   return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 }
+
+/** Half the range of a list relative to its median, as `±n%`: how far apart two medians must be
+ * before their order means anything. */
+export function spread(values: readonly number[]): string {
+  const m = median(values);
+  return `±${(50 * (Math.max(...values) - Math.min(...values)) / m).toFixed(0)}%`;
+}

@@ -5,7 +5,7 @@
 //
 //   deno run -A bench/load/run.ts [--seconds 5] [--rounds 3] [--h2]
 // HTTP/1.1 uses wrk (64 connections); --h2 uses h2load over TLS (16 connections × 8 streams).
-import { cpuTicks, median, TICKS_PER_SECOND } from "../_proc.ts";
+import { cpuTicks, median, spread, TICKS_PER_SECOND } from "../_proc.ts";
 const args = Deno.args;
 const option = (name: string, fallback: number) => {
   const i = args.indexOf(name);
@@ -94,7 +94,9 @@ for (let round = 0; round < ROUNDS; round++) {
 }
 
 console.log(
-  `${H2 ? "HTTP/2 over TLS (h2load)" : "HTTP/1.1 (wrk)"}, ${ROUNDS} rounds × ${SECONDS} s, medians`,
+  `${
+    H2 ? "HTTP/2 over TLS (h2load)" : "HTTP/1.1 (wrk)"
+  }, ${ROUNDS} rounds × ${SECONDS} s, medians ± half their range`,
 );
 for (const path of PATHS) {
   const raw = results[path].raw;
@@ -103,10 +105,10 @@ for (const path of PATHS) {
     const r = results[path][kind];
     const rps = median(r.rps), cpu = median(r.cpuUs);
     console.log(
-      `  ${kind.padEnd(5)} ${rps.toFixed(0).padStart(8)} req/s (${
+      `  ${kind.padEnd(5)} ${rps.toFixed(0).padStart(8)} req/s ${spread(r.rps).padStart(4)} (${
         (rps / median(raw.rps)).toFixed(3)
       } × raw)` +
-        `  ${cpu.toFixed(2).padStart(6)} µs CPU/req (${
+        `  ${cpu.toFixed(2).padStart(6)} µs CPU/req ${spread(r.cpuUs).padStart(4)} (${
           (cpu / median(raw.cpuUs)).toFixed(3)
         } × raw)`,
     );
