@@ -19,6 +19,20 @@ import { RUNTIME_DIFFERENCES, type RuntimeDifferenceName } from "./runtime_diffe
 
 const QUIET = { hostname: "127.0.0.1", port: 0, onListen() {} };
 
+// GET /endless: a body that never ends (a line every 5 ms); `onCancel` runs when it is cancelled.
+function endless(onCancel: () => void) {
+  return weft.get("/endless", () =>
+    new Response(
+      new ReadableStream({
+        pull(controller) {
+          controller.enqueue(new TextEncoder().encode("tick\n"));
+          return new Promise((resolve) => setTimeout(resolve, 5));
+        },
+        cancel: onCancel,
+      }),
+    ));
+}
+
 type Served = {
   addr: { port: number };
   shutdown(): Promise<void>;
@@ -317,18 +331,7 @@ describe("requests", () => {
     let cancelled!: () => void;
     const cancel = new Promise<void>((resolve) => cancelled = resolve);
     const app = weft.router([
-      weft.get("/endless", () =>
-        new Response(
-          new ReadableStream({
-            pull(controller) {
-              controller.enqueue(new TextEncoder().encode("tick\n"));
-              return new Promise((resolve) => setTimeout(resolve, 5));
-            },
-            cancel() {
-              cancelled();
-            },
-          }),
-        )),
+      endless(() => cancelled()),
     ]);
     await withServer(app, async (_base, server) => {
       const socket = await rawRequest(
@@ -653,18 +656,7 @@ describe("HTTP/2 streams", () => {
             resolve(new Response("too late"));
           });
         })),
-      weft.get("/endless", () =>
-        new Response(
-          new ReadableStream({
-            pull(controller) {
-              controller.enqueue(new TextEncoder().encode("tick\n"));
-              return new Promise((resolve) => setTimeout(resolve, 5));
-            },
-            cancel() {
-              cancelled();
-            },
-          }),
-        )),
+      endless(() => cancelled()),
     ]);
     await withSession(app, async (session) => {
       const waiting = session.request({ ":path": "/wait" });
