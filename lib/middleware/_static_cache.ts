@@ -32,6 +32,8 @@ export interface Representation {
   readonly base: HeaderList;
   /** What 304, 412 and 416 keep: ETag, Last-Modified, Cache-Control and Vary. */
   readonly validators: HeaderList;
+  /** Its bodiless answers, built on first use and cloned for each request. */
+  readonly bodiless: { notModified?: Response; head?: Response };
 }
 
 /** A request key resolved: the file and the precompressed variants that exist beside it. */

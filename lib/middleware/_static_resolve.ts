@@ -156,5 +156,6 @@ function represent(found: Found, coding: Coding | null, facts: HeaderFacts): Rep
     headers: [...base, ["content-length", String(stat.size)]],
     base,
     validators,
+    bodiless: {},
   };
 }

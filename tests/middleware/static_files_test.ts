@@ -307,6 +307,30 @@ Deno.test("staticFiles() keeps headers set by earlier middleware", async () => {
   assert.equal(await res.text(), "hello world");
 });
 
+Deno.test("staticFiles() gives each request its own 304 and HEAD response", async () => {
+  // the same bodiless answers repeat; headers one request adds must not reach the next
+  let seq = 0;
+  const stamp: Middleware = async (ctx, next) => {
+    const n = String(++seq);
+    ctx.setHeader("x-request-id", n);
+    const res = await next();
+    res.headers.append("x-seq", n);
+    return res;
+  };
+  const app = chain([stamp, staticFiles({ root })], () => new Response("next"));
+  const etag = etagOf(11);
+  for (let i = 1; i <= 6; i++) {
+    const init = i % 2 === 0 ? { method: "HEAD" } : { headers: { "if-none-match": etag } };
+    const res = await app.fetch(new Request("http://localhost/hello.txt", init));
+    assert.equal(res.status, i % 2 === 0 ? 200 : 304);
+    assert.equal(res.headers.get("x-seq"), String(i));
+    assert.equal(res.headers.get("x-request-id"), String(i));
+    assert.equal(res.headers.get("etag"), etag);
+    assert.equal(res.headers.get("content-length"), i % 2 === 0 ? "11" : null);
+    assert.equal(await res.text(), "");
+  }
+});
+
 // --- conditional requests (RFC 9110 §13) -------------------------------------------------
 
 const VECTORS = JSON.parse(
