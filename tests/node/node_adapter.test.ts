@@ -19,6 +19,17 @@ import { RUNTIME_DIFFERENCES, type RuntimeDifferenceName } from "./runtime_diffe
 
 const QUIET = { hostname: "127.0.0.1", port: 0, onListen() {} };
 
+// GET /wait: answers only once request.signal aborts; `onAbort` runs then.
+function waiting(onAbort: () => void) {
+  return weft.get("/wait", (ctx) =>
+    new Promise<Response>((resolve) => {
+      ctx.req.signal.addEventListener("abort", () => {
+        onAbort();
+        resolve(new Response("too late"));
+      });
+    }));
+}
+
 // GET /endless: a body that never ends (a line every 5 ms); `onCancel` runs when it is cancelled.
 function endless(onCancel: () => void) {
   return weft.get("/endless", () =>
@@ -272,13 +283,7 @@ describe("requests", () => {
     let aborted!: () => void;
     const seen = new Promise<void>((resolve) => aborted = resolve);
     const app = weft.router([
-      weft.get("/wait", (ctx) =>
-        new Promise<Response>((resolve) => {
-          ctx.req.signal.addEventListener("abort", () => {
-            aborted();
-            resolve(new Response("too late"));
-          });
-        })),
+      waiting(() => aborted()),
     ]);
     await withServer(app, async (_base, server) => {
       const socket = await rawRequest(
@@ -649,13 +654,7 @@ describe("HTTP/2 streams", () => {
     let cancelled!: () => void;
     const cancel = new Promise<void>((resolve) => cancelled = resolve);
     const app = weft.router([
-      weft.get("/wait", (ctx) =>
-        new Promise<Response>((resolve) => {
-          ctx.req.signal.addEventListener("abort", () => {
-            aborted();
-            resolve(new Response("too late"));
-          });
-        })),
+      waiting(() => aborted()),
       endless(() => cancelled()),
     ]);
     await withSession(app, async (session) => {
