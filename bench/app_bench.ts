@@ -3,6 +3,7 @@
 // sit in front of the router in Weft and Hono, as in the load benchmark.
 import { Hono } from "hono";
 import { chain, get, type Middleware, router } from "../mod.ts";
+import { bench } from "./_groups.ts";
 
 const noop1: Middleware = (_ctx, next) => next();
 const noop2: Middleware = (_ctx, next) => next();
@@ -31,7 +32,7 @@ function raw(req: Request): Response {
 for (const path of ["/", "/user/42"]) {
   const request = new Request(`http://localhost${path}`);
   const group = `fetch ${path}`;
-  Deno.bench({ group, name: "raw handler", baseline: true, fn: () => void raw(request) });
-  Deno.bench({ group, name: "hono", fn: async () => void await hono.fetch(request) });
-  Deno.bench({ group, name: "weft", fn: async () => void await weft.fetch(request) });
+  bench(group, "raw handler", () => void raw(request), true);
+  bench(group, "hono", async () => void await hono.fetch(request));
+  bench(group, "weft", async () => void await weft.fetch(request));
 }

@@ -10,6 +10,7 @@ import * as v from "valibot";
 import { type TSchema, Type as T } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import fastJson from "fast-json-stringify";
+import { bench } from "./_groups.ts";
 
 // 1. Weft schemas and documents
 
@@ -320,50 +321,47 @@ console.log(`order: ${ORDER_BYTES.length} bytes, events: ${EVENTS_BYTES.length} 
 // 4. The groups
 let sink: unknown;
 const g1 = "decode 2 KiB (Uint8Array → validated value)";
-Deno.bench({ group: g1, name: "TextDecoder + JSON.parse (floor)", baseline: true }, () => {
+bench(g1, "TextDecoder + JSON.parse (floor)", () => {
   sink = parse(ORDER_BYTES);
-});
-Deno.bench({ group: g1, name: "weft json.decode" }, () => {
+}, true);
+bench(g1, "weft json.decode", () => {
   sink = json.decode(ORDER_BYTES, Order);
 });
-Deno.bench({ group: g1, name: "floor + TypeBox compiled Check" }, () => {
+bench(g1, "floor + TypeBox compiled Check", () => {
   sink = tOrderCheck.Check(parse(ORDER_BYTES));
 });
-Deno.bench({ group: g1, name: "floor + zod 4 safeParse" }, () => {
+bench(g1, "floor + zod 4 safeParse", () => {
   sink = zOrder.safeParse(parse(ORDER_BYTES));
 });
-Deno.bench({ group: g1, name: "floor + valibot safeParse" }, () => {
+bench(g1, "floor + valibot safeParse", () => {
   sink = v.safeParse(vOrder, parse(ORDER_BYTES));
 });
 
 const g2 = "decode 1 MiB array of events";
-Deno.bench({ group: g2, name: "TextDecoder + JSON.parse (floor)", baseline: true }, () => {
+bench(g2, "TextDecoder + JSON.parse (floor)", () => {
   sink = parse(EVENTS_BYTES);
-});
-Deno.bench({ group: g2, name: "weft json.decode" }, () => {
+}, true);
+bench(g2, "weft json.decode", () => {
   sink = json.decode(EVENTS_BYTES, Events);
 });
-Deno.bench({ group: g2, name: "floor + TypeBox compiled Check" }, () => {
+bench(g2, "floor + TypeBox compiled Check", () => {
   sink = tEventsCheck.Check(parse(EVENTS_BYTES));
 });
-Deno.bench({ group: g2, name: "floor + zod 4 safeParse" }, () => {
+bench(g2, "floor + zod 4 safeParse", () => {
   sink = zEvents.safeParse(parse(EVENTS_BYTES));
 });
 
 const g3 = "encode the order with a schema";
-Deno.bench(
-  { group: g3, name: "JSON.stringify (floor, writes every member)", baseline: true },
-  () => {
-    sink = JSON.stringify(ROW);
-  },
-);
-Deno.bench({ group: g3, name: "weft json.encode, row with an extra member" }, () => {
+bench(g3, "JSON.stringify (floor, writes every member)", () => {
+  sink = JSON.stringify(ROW);
+}, true);
+bench(g3, "weft json.encode, row with an extra member", () => {
   sink = json.encode(ROW, Order);
 });
-Deno.bench({ group: g3, name: "weft json.encode, exactly the schema's members" }, () => {
+bench(g3, "weft json.encode, exactly the schema's members", () => {
   sink = json.encode(ORDER, Order);
 });
-Deno.bench({ group: g3, name: "fast-json-stringify" }, () => {
+bench(g3, "fast-json-stringify", () => {
   sink = fjsOrder(ROW);
 });
 

@@ -10,6 +10,7 @@ import FindMyWay from "find-my-way";
 import { Memoirist } from "memoirist";
 import { addRoute, createRouter, findRoute } from "rou3";
 import { compileRouter } from "rou3/compiler";
+import { bench } from "./_groups.ts";
 import { GITHUB_API, HONO_REQUESTS, HONO_ROUTES, type RouteSpec, samplePath } from "./_routes.ts";
 
 type Lookup = (method: string, path: string) => unknown;
@@ -93,14 +94,9 @@ function group(title: string, routes: readonly RouteSpec[], requests: [string, s
   for (const [name, build] of CONTENDERS) {
     const lookup = build(routes);
     check(name, lookup, requests);
-    Deno.bench({
-      group: title,
-      name,
-      baseline: name.startsWith("rou3 compile"),
-      fn() {
-        for (let i = 0; i < requests.length; i++) lookup(requests[i][0], requests[i][1]);
-      },
-    });
+    bench(title, name, () => {
+      for (let i = 0; i < requests.length; i++) lookup(requests[i][0], requests[i][1]);
+    }, name.startsWith("rou3 compile"));
   }
 }
 

@@ -1,0 +1,176 @@
+// The load-benchmark driver shared by bench/load (Deno) and bench/node (Node): the servers run
+// pinned to core 0 and the load generator to core 1 (taskset); wrk drives HTTP/1.1 (1 thread,
+// 64 connections), h2load HTTP/2 over TLS (16 connections × 8 streams).
+//
+// Paired rounds: each round starts every server (idle ones use no CPU), warms each of them up
+// on each path, then measures the kinds back to back on one path, in an order that rotates
+// from round to round, before going on to the next path. A kind's ratio to the anchor (the
+// first kind) is taken within the round, from measurements seconds apart, so a drift of the
+// machine's speed between rounds cancels out; the report gives the median of those per-round
+// ratios and their range, next to each kind's own medians. CPU time per request comes from
+// /proc/<pid>/stat (utime + stime of all the server's threads), which moves less than
+// requests/s on a shared machine.
+import { cpuTicks, median, spread, TICKS_PER_SECOND } from "./_proc.ts";
+
+/** What one run compares. */
+export interface LoadPlan {
+  /** The first line of the report. */
+  title: string;
+  /** The servers, the anchor first. */
+  kinds: readonly string[];
+  paths: readonly string[];
+  /** HTTP/2 over TLS with h2load instead of HTTP/1.1 with wrk. */
+  h2: boolean;
+  /** The command line that starts a server of `kind` on `port`; it prints "ready" once up. */
+  command(kind: string, port: number): string[];
+}
+
+/** The options every load script takes: --seconds, --warmup, --rounds. */
+export function timing(
+  args: readonly string[],
+): { seconds: number; warmup: number; rounds: number } {
+  const option = (name: string, fallback: number) => {
+    const i = args.indexOf(name);
+    return i === -1 ? fallback : Number(args[i + 1]);
+  };
+  return {
+    seconds: option("--seconds", 5),
+    warmup: option("--warmup", 2),
+    rounds: option("--rounds", 5),
+  };
+}
+
+const running = new Set<Deno.ChildProcess>();
+function stopAll(): void {
+  for (const child of running) {
+    try {
+      child.kill("SIGTERM");
+    } catch {
+      // exited already
+    }
+  }
+}
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  Deno.addSignalListener(signal, () => {
+    stopAll();
+    Deno.exit(130);
+  });
+}
+
+async function start(command: string[]): Promise<Deno.ChildProcess> {
+  // taskset execs the server, so the child's pid is the server's
+  const child = new Deno.Command("taskset", {
+    args: ["-c", "0", ...command],
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  running.add(child);
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  const timer = setTimeout(() => child.kill("SIGTERM"), 20_000);
+  let seen = "";
+  try {
+    while (!seen.includes("ready")) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`${command.join(" ")} exited before it was ready`);
+      seen += value;
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+  reader.releaseLock();
+  child.stdout.cancel().catch(() => {});
+  return child;
+}
+
+async function load(url: string, seconds: number, h2: boolean): Promise<number> {
+  const cmd = h2
+    ? ["h2load", "-c", "16", "-m", "8", "-t", "1", "-D", String(seconds), url]
+    : ["wrk", "-t", "1", "-c", "64", "-d", `${seconds}s`, url];
+  const out = await new Deno.Command("timeout", {
+    args: [String(seconds + 30), "taskset", "-c", "1", ...cmd],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(out.stdout);
+  const match = h2
+    ? text.match(/finished in [\d.]+\w*, ([\d.]+) req\/s/)
+    : text.match(/Requests\/sec:\s+([\d.]+)/);
+  if (!match) {
+    throw new Error(
+      `cannot read the load generator's output:\n${text}\n${new TextDecoder().decode(out.stderr)}`,
+    );
+  }
+  return Number(match[1]);
+}
+
+interface Cell {
+  rps: number[];
+  cpuUs: number[];
+}
+
+const range = (xs: number[]) =>
+  `${Math.min(...xs).toFixed(3)}–${Math.max(...xs).toFixed(3)}`.padEnd(11);
+
+/** Runs the plan and prints its report. */
+export async function runLoad(plan: LoadPlan, args: readonly string[]): Promise<void> {
+  const { seconds, warmup, rounds } = timing(args);
+  const { kinds, paths, h2 } = plan;
+  const cells = new Map<string, Cell>();
+  const cell = (path: string, kind: string) => {
+    const key = `${path} ${kind}`;
+    if (!cells.has(key)) cells.set(key, { rps: [], cpuUs: [] });
+    return cells.get(key)!;
+  };
+  let port = 18_000 + Math.floor(Math.random() * 1_000) * 10;
+  for (let round = 0; round < rounds; round++) {
+    const servers = new Map<string, { child: Deno.ChildProcess; base: string }>();
+    try {
+      for (const kind of kinds) {
+        const child = await start(plan.command(kind, ++port));
+        servers.set(kind, { child, base: `${h2 ? "https" : "http"}://127.0.0.1:${port}` });
+      }
+      for (const path of paths) {
+        for (const kind of kinds) await load(servers.get(kind)!.base + path, warmup, h2);
+      }
+      for (const path of paths) {
+        for (let k = 0; k < kinds.length; k++) {
+          const kind = kinds[(k + round) % kinds.length];
+          const { child, base } = servers.get(kind)!;
+          const before = await cpuTicks(child.pid);
+          const rps = await load(base + path, seconds, h2);
+          const ticks = (await cpuTicks(child.pid)) - before;
+          cell(path, kind).rps.push(rps);
+          cell(path, kind).cpuUs.push((ticks / TICKS_PER_SECOND) * 1e6 / (rps * seconds));
+        }
+      }
+    } finally {
+      for (const { child } of servers.values()) {
+        child.kill("SIGTERM");
+        await child.status;
+        running.delete(child);
+      }
+    }
+  }
+
+  console.log(`${plan.title}, ${rounds} paired rounds × ${seconds} s (after ${warmup} s warm-up)`);
+  console.log(
+    "medians ± half their range; ratios to the anchor taken within each round: median [min–max]",
+  );
+  const anchor = kinds[0];
+  for (const path of paths) {
+    console.log(`\n${path}`);
+    for (const kind of kinds) {
+      const own = cell(path, kind), base = cell(path, anchor);
+      let line = `  ${kind.padEnd(8)} ${median(own.rps).toFixed(0).padStart(7)} req/s ${
+        spread(own.rps).padStart(4)
+      }  ${median(own.cpuUs).toFixed(2).padStart(6)} µs CPU/req ${spread(own.cpuUs).padStart(4)}`;
+      if (kind !== anchor) {
+        const rps = own.rps.map((x, r) => x / base.rps[r]);
+        const cpu = own.cpuUs.map((x, r) => x / base.cpuUs[r]);
+        line += `   req/s ${median(rps).toFixed(3)} × ${anchor} [${range(rps)}]` +
+          `  CPU/req ${median(cpu).toFixed(3)} × ${anchor} [${range(cpu)}]`;
+      }
+      console.log(line);
+    }
+  }
+}

@@ -1,0 +1,84 @@
+// The micro-benchmarks of `deno task bench`, interleaved: every round runs one batch of each
+// case of a group (about --batch-ms each, in an order that rotates from round to round), and a
+// case's ratio to the group's baseline is taken within the round, so a drift of the machine's
+// speed between rounds cancels out. Prints, per case, the median time per call, the median
+// of its per-round ratios with that median's 95% confidence interval, and the range holding the
+// middle 80% of the ratios.
+//
+//   deno run -A bench/interleaved.ts [--filter <text in a group's title>] [--rounds 150]
+//                                    [--batch-ms 2]
+import { type Case, groups } from "./_groups.ts";
+import "./router_bench.ts";
+import "./json_bench.ts";
+import "./app_bench.ts";
+
+const args = Deno.args;
+const option = (name: string, fallback: string) => {
+  const i = args.indexOf(name);
+  return i === -1 ? fallback : args[i + 1];
+};
+const FILTER = option("--filter", "");
+const ROUNDS = Number(option("--rounds", "150"));
+const BATCH_MS = Number(option("--batch-ms", "2"));
+
+/** Runs `fn` `n` times and returns the milliseconds it took. */
+async function batch(fn: Case["fn"], n: number, async: boolean): Promise<number> {
+  const start = performance.now();
+  if (async) { for (let i = 0; i < n; i++) await fn(); }
+  else for (let i = 0; i < n; i++) fn();
+  return performance.now() - start;
+}
+
+const quantile = (sorted: number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+
+function time(ms: number): string {
+  const ns = ms * 1e6;
+  return ns < 1e3
+    ? `${ns.toFixed(1)} ns`
+    : ns < 1e6
+    ? `${(ns / 1e3).toFixed(2)} µs`
+    : `${(ns / 1e6).toFixed(2)} ms`;
+}
+
+async function run(title: string, cases: Case[]): Promise<void> {
+  const base = cases.findIndex((c) => c.baseline);
+  // warm every case up (the JIT sees them all before anything is timed) and size its batch
+  const sizes: number[] = [], async: boolean[] = [];
+  for (const c of cases) async.push(c.fn() instanceof Promise);
+  for (let pass = 0; pass < 2; pass++) {
+    for (const [i, c] of cases.entries()) {
+      let n = 1, ms = 0;
+      while ((ms = await batch(c.fn, n, async[i])) < 20) n *= 2;
+      sizes[i] = Math.max(1, Math.round(n * BATCH_MS / ms));
+    }
+  }
+  const perCall: number[][] = cases.map(() => []);
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let k = 0; k < cases.length; k++) {
+      const i = (k + round) % cases.length;
+      perCall[i].push(await batch(cases[i].fn, sizes[i], async[i]) / sizes[i]);
+    }
+  }
+  console.log(
+    `\n${title}: ${ROUNDS} rounds, batches of ~${BATCH_MS} ms, ratios to ${cases[base]?.name}`,
+  );
+  for (const [i, c] of cases.entries()) {
+    const mid = quantile([...perCall[i]].sort((a, b) => a - b), 0.5);
+    let line = `  ${c.name.padEnd(48)} ${time(mid).padStart(10)}`;
+    if (base !== -1 && i !== base) {
+      const ratios = perCall[i].map((t, r) => t / perCall[base][r]).sort((a, b) => a - b);
+      // the 95% confidence interval of the median, from the order statistics of the rounds
+      const half = 0.98 * Math.sqrt(ratios.length);
+      const lo = ratios[Math.max(0, Math.floor(ratios.length / 2 - half))];
+      const hi = ratios[Math.min(ratios.length - 1, Math.ceil(ratios.length / 2 + half))];
+      line += `  ${quantile(ratios, 0.5).toFixed(3)} × (95% CI ${lo.toFixed(3)}–${hi.toFixed(3)};` +
+        ` middle 80% ${quantile(ratios, 0.1).toFixed(3)}–${quantile(ratios, 0.9).toFixed(3)})`;
+    } else if (i === base) line += "  (baseline)";
+    console.log(line);
+  }
+}
+
+for (const [title, cases] of groups) {
+  if (title.includes(FILTER)) await run(title, cases);
+}

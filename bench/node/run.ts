@@ -1,0 +1,28 @@
+// Load benchmark of Weft's npm build on Node, in one run with its anchors, in paired rounds
+// (see ../_load.ts): raw node:http (the anchor), Fastify, Hono on @hono/node-server and Weft
+// over HTTP/1.1; with --h2, raw node:http2 and Weft over TLS. Each kind is reported with its
+// requests/s, the server's CPU time per request, and its ratios to raw.
+//
+//   deno task build:npm && (cd bench/node && npm ci)
+//   deno run -A bench/node/run.ts [--h2] [--seconds 5] [--warmup 2] [--rounds 5]
+//                                 [--kinds raw,weft]
+import { runLoad } from "../_load.ts";
+
+const args = Deno.args;
+const h2 = args.includes("--h2");
+const kindsAt = args.indexOf("--kinds");
+const node = new TextDecoder().decode(
+  (await new Deno.Command("node", { args: ["--version"], stdout: "piped" }).output()).stdout,
+).trim();
+const servers = new URL("servers.mjs", import.meta.url).pathname;
+await runLoad({
+  title: `Node ${node}, ${h2 ? "HTTP/2 over TLS (h2load)" : "HTTP/1.1 (wrk)"}`,
+  kinds: kindsAt !== -1
+    ? args[kindsAt + 1].split(",")
+    : h2
+    ? ["raw", "weft"]
+    : ["raw", "fastify", "hono", "weft"],
+  paths: ["/", "/user/42"],
+  h2,
+  command: (kind, port) => ["node", servers, kind, String(port), ...(h2 ? ["--tls"] : [])],
+}, args);
