@@ -10,7 +10,7 @@
 // ratios and their range, next to each kind's own medians. CPU time per request comes from
 // /proc/<pid>/stat (utime + stime of all the server's threads), which moves less than
 // requests/s on a shared machine.
-import { cpuTicks, median, spread, TICKS_PER_SECOND } from "./_proc.ts";
+import { cpuTicks, median, spread, stop, TICKS_PER_SECOND, track } from "./_proc.ts";
 
 /** What one run compares. */
 export interface LoadPlan {
@@ -40,31 +40,15 @@ export function timing(
   };
 }
 
-const running = new Set<Deno.ChildProcess>();
-function stopAll(): void {
-  for (const child of running) {
-    try {
-      child.kill("SIGTERM");
-    } catch {
-      // exited already
-    }
-  }
-}
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  Deno.addSignalListener(signal, () => {
-    stopAll();
-    Deno.exit(130);
-  });
-}
-
 async function start(command: string[]): Promise<Deno.ChildProcess> {
   // taskset execs the server, so the child's pid is the server's
-  const child = new Deno.Command("taskset", {
-    args: ["-c", "0", ...command],
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  running.add(child);
+  const child = track(
+    new Deno.Command("taskset", {
+      args: ["-c", "0", ...command],
+      stdout: "piped",
+      stderr: "inherit",
+    }).spawn(),
+  );
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   const timer = setTimeout(() => child.kill("SIGTERM"), 20_000);
   let seen = "";
@@ -144,11 +128,7 @@ export async function runLoad(plan: LoadPlan, args: readonly string[]): Promise<
         }
       }
     } finally {
-      for (const { child } of servers.values()) {
-        child.kill("SIGTERM");
-        await child.status;
-        running.delete(child);
-      }
+      for (const { child } of servers.values()) await stop(child);
     }
   }
 

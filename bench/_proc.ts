@@ -1,4 +1,49 @@
-// Process measurements shared by the load benchmarks (bench/load, bench/static).
+// Process measurements and bookkeeping shared by the load benchmarks (bench/_load.ts,
+// bench/static).
+
+const running = new Set<Deno.ChildProcess>();
+
+/** Ends every server still tracked; SIGINT and SIGTERM do this before the script exits. */
+export function stopAll(): void {
+  for (const child of running) {
+    try {
+      child.kill("SIGTERM");
+    } catch {
+      // already gone
+    }
+  }
+}
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  Deno.addSignalListener(signal, () => {
+    stopAll();
+    Deno.exit(130);
+  });
+}
+
+/** Tracks a server this script started, so that stopAll() ends it. */
+export function track(child: Deno.ChildProcess): Deno.ChildProcess {
+  running.add(child);
+  return child;
+}
+
+/** Ends a tracked server: SIGTERM, then SIGKILL if it is still there after 5 s. */
+export async function stop(child: Deno.ChildProcess): Promise<void> {
+  try {
+    child.kill("SIGTERM");
+  } catch {
+    // already exited
+  }
+  const timer = setTimeout(() => {
+    try {
+      child.kill("SIGKILL");
+    } catch {
+      // exited meanwhile
+    }
+  }, 5000);
+  await child.status;
+  clearTimeout(timer);
+  running.delete(child);
+}
 
 /** Clock ticks per second of /proc/<pid>/stat's CPU times (USER_HZ on Linux). */
 export const TICKS_PER_SECOND = 100;

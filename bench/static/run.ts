@@ -16,7 +16,7 @@
 // sendfile on, access_log off, from a config written to a temp dir. Every process started
 // here is stopped by PID when its turn ends, on errors and on SIGINT/SIGTERM; every wrk run is
 // bounded by `timeout`, and the whole run by a deadline.
-import { cpuTicks, median, TICKS_PER_SECOND } from "../_proc.ts";
+import { cpuTicks, median, stop, stopAll, TICKS_PER_SECOND, track } from "../_proc.ts";
 const args = Deno.args;
 const option = (name: string, fallback: number) => {
   const i = args.indexOf(name);
@@ -50,23 +50,6 @@ for (const { file, size } of CASES) {
   for (let i = 0; i < size; i += 65_536) crypto.getRandomValues(bytes.subarray(i, i + 65_536));
   if (TEXT) { for (let i = 0; i < size; i++) bytes[i] = 0x20 + (bytes[i] % 95); }
   await Deno.writeFile(`${root}/${file}`, bytes);
-}
-
-const running = new Set<Deno.ChildProcess>();
-function stopAll(): void {
-  for (const child of running) {
-    try {
-      child.kill("SIGTERM");
-    } catch {
-      // already gone
-    }
-  }
-}
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  Deno.addSignalListener(signal, () => {
-    stopAll();
-    Deno.exit(130);
-  });
 }
 
 function nginxConfig(port: number): string {
@@ -142,7 +125,7 @@ async function start(kind: Kind, port: number): Promise<Deno.ChildProcess> {
       stderr: "inherit",
     }).spawn();
   }
-  running.add(child);
+  track(child);
   try {
     await waitForPort(port, child);
   } catch (error) {
@@ -150,24 +133,6 @@ async function start(kind: Kind, port: number): Promise<Deno.ChildProcess> {
     throw error;
   }
   return child;
-}
-
-async function stop(child: Deno.ChildProcess): Promise<void> {
-  try {
-    child.kill("SIGTERM");
-  } catch {
-    // already exited
-  }
-  const timer = setTimeout(() => {
-    try {
-      child.kill("SIGKILL");
-    } catch {
-      // exited meanwhile
-    }
-  }, 5000);
-  await child.status;
-  clearTimeout(timer);
-  running.delete(child);
 }
 
 interface Load {
