@@ -49,8 +49,8 @@ export interface Root {
   uses: number;
 }
 
-// After this many uses a schema's objects get copies of their own (see _shapes.ts).
-const HOT = 64;
+/** After this many uses a schema's objects get copies of their own (see _shapes.ts). */
+export const HOT = 64;
 const roots = new WeakMap<Schema, Root>();
 
 /** The root of a schema compiled already, counting this use; `undefined` for any other. */
@@ -130,12 +130,16 @@ const NULL: Pair = [(v) => v === null, same];
 // `any` values are written as JSON.stringify writes them; absent is not a value.
 const ANY: Pair = [isJson, (v) => v === undefined ? fail : v];
 
-// Up to four values are compared one by one (a repeated last one costs nothing), more by
-// Array.prototype.includes (no enum holds NaN, the one value where it differs from ===).
+// Up to eight values are compared one by one (a repeated last one costs nothing; a call to
+// Array.prototype.includes costs more than eight comparisons), more by includes (no enum holds
+// NaN, the one value where it differs from ===).
 function oneOf(values: readonly unknown[]): Pair {
-  if (values.length > 4) return [(v) => values.includes(v), same];
-  const [a, b = a, c = b, d = c] = values;
-  return [(v) => v === a || v === b || v === c || v === d, same];
+  if (values.length > 8) return [(v) => values.includes(v), same];
+  const [a, b = a, c = b, d = c, e = d, f = e, g = f, h = g] = values;
+  return [
+    (v) => v === a || v === b || v === c || v === d || v === e || v === f || v === g || v === h,
+    same,
+  ];
 }
 
 function build(s: Schema, cache: Cache): Pair {
@@ -202,9 +206,10 @@ function buildArray(itemSchema: Schema, cache: Cache): Pair {
     if (!isArray(v)) return fail;
     let out = v;
     for (let i = 0; i < v.length; i++) {
-      const y = itemProject(v[i]);
+      const x = v[i];
+      const y = itemProject(x);
       if (y === fail) return fail;
-      if (y !== v[i]) {
+      if (y !== x) {
         if (out === v) out = v.slice();
         out[i] = y;
       }

@@ -7,11 +7,18 @@
 import type { Infer } from "./standard_schema.ts";
 import { isWeftSchema, type Schema as WeftSchema, type SchemaNode as Schema } from "./schema.ts";
 import { explain, toJsonError } from "./_explain.ts";
-import { compile, compiled, FAIL } from "./_check.ts";
+import { compile, compiled, FAIL, HOT, type Root } from "./_check.ts";
 
 // The projection (built once per schema, see _check.ts) reduces the value to the schema's
 // members, in shape order; JSON.stringify then does the writing, which no JavaScript-level
 // writer beats in V8.
+
+// A module constant, folded into the compiled code (an imported binding is read through a cell).
+const failed = FAIL;
+// The last hot schema and its root, found without a WeakMap lookup (a server encodes most of
+// its responses with a few schemas). Only a hot root is kept: the others still count uses.
+let lastSchema: WeftSchema | undefined;
+let lastRoot: Root | undefined;
 
 function fail(schema: Schema, value: unknown): never {
   const failure = explain(schema, value, [], 1, false);
@@ -61,11 +68,15 @@ export function encode(value: unknown, target?: WeftSchema): string {
     }
     return text;
   }
-  const root = compiled(target) ?? (isWeftSchema(target) ? compile(target) : undefined);
+  let root = target === lastSchema ? lastRoot : undefined;
   if (root === undefined) {
-    throw new TypeError("Cannot encode with this schema: json.encode needs a Weft schema");
+    root = compiled(target) ?? (isWeftSchema(target) ? compile(target) : undefined);
+    if (root === undefined) {
+      throw new TypeError("Cannot encode with this schema: json.encode needs a Weft schema");
+    }
+    if (root.uses >= HOT) lastSchema = target, lastRoot = root;
   }
   const projected = root.project(value);
-  if (projected === FAIL) fail(target as Schema, value);
+  if (projected === failed) fail(target as Schema, value);
   return JSON.stringify(projected);
 }

@@ -147,3 +147,25 @@ Deno.test("json.encode() and json.decode() work where code generation is forbidd
     await Deno.remove(file);
   }
 });
+
+Deno.test("json.encode() checks enums of up to eight values and of more", () => {
+  const values = ["a", "b", "c", "d", "e", "f", "g", "h", "i"] as const;
+  for (const n of [1, 4, 5, 8, 9]) {
+    const E = s.enum(values.slice(0, n) as unknown as ["a"]);
+    for (let i = 0; i < 100; i++) json.decode("null", E); // hot or not, the same answers
+    for (const v of values.slice(0, n)) assert.equal(json.encode(v as "a", E), `"${v}"`);
+    assert.throws(() => json.encode((values[n] ?? "z") as never, E), TypeError);
+    assert.equal(json.decode(`"${values[n - 1]}"`, E).ok, true);
+    assert.equal(json.decode('"z"', E).ok, false);
+  }
+});
+
+Deno.test("json.encode() alternates between hot schemas", () => {
+  const A = s.object({ a: s.integer() });
+  const B = s.object({ b: s.string() });
+  for (let i = 0; i < 100; i++) {
+    assert.equal(json.encode({ a: i, b: "x" } as never, A), `{"a":${i}}`);
+    assert.equal(json.encode({ a: i, b: "x" } as never, B), '{"b":"x"}');
+  }
+  assert.throws(() => json.encode({ b: "x" } as never, A), /Missing required field "a"/);
+});
