@@ -3,8 +3,9 @@
 // 64 connections), h2load HTTP/2 over TLS (16 connections × 8 streams).
 //
 // Paired rounds: each round starts every server (idle ones use no CPU), warms each of them up
-// on each path, then measures the kinds back to back on one path, in an order that rotates
-// from round to round, before going on to the next path. A kind's ratio to the anchor (the
+// on each path, then measures the kinds back to back on one path, a second apart, in an order
+// that changes from round to round (six rounds give every order of three kinds), before going
+// on to the next path. A kind's ratio to the anchor (the
 // first kind) is taken within the round, from measurements seconds apart, so a drift of the
 // machine's speed between rounds cancels out; the report gives the median of those per-round
 // ratios and their range, next to each kind's own medians. CPU time per request comes from
@@ -16,7 +17,7 @@ import { cpuTicks, median, spread, stop, TICKS_PER_SECOND, track } from "./_proc
 export interface LoadPlan {
   /** The first line of the report. */
   title: string;
-  /** The servers, the anchor first. */
+  /** The servers, the anchor first and the subject (compared with each of the others) last. */
   kinds: readonly string[];
   paths: readonly string[];
   /** HTTP/2 over TLS with h2load instead of HTTP/1.1 with wrk. */
@@ -36,7 +37,7 @@ export function timing(
   return {
     seconds: option("--seconds", 5),
     warmup: option("--warmup", 2),
-    rounds: option("--rounds", 5),
+    rounds: option("--rounds", 6),
   };
 }
 
@@ -87,6 +88,8 @@ async function load(url: string, seconds: number, h2: boolean): Promise<number> 
   return Number(match[1]);
 }
 
+const SETTLE_MS = 1_000;
+
 interface Cell {
   rps: number[];
   cpuUs: number[];
@@ -116,10 +119,16 @@ export async function runLoad(plan: LoadPlan, args: readonly string[]): Promise<
       for (const path of paths) {
         for (const kind of kinds) await load(servers.get(kind)!.base + path, warmup, h2);
       }
+      // rotated each round and reversed every other round, so that over 2 × kinds.length
+      // rounds (all orders, for three kinds) each kind follows each other one equally often
+      const rotated = kinds.map((_, k) => kinds[(k + round) % kinds.length]);
+      const order = round % 2 === 0 ? rotated : rotated.reverse();
       for (const path of paths) {
-        for (let k = 0; k < kinds.length; k++) {
-          const kind = kinds[(k + round) % kinds.length];
+        for (const kind of order) {
           const { child, base } = servers.get(kind)!;
+          // the previous server closes its connections and collects its garbage on the
+          // same core: let it finish before measuring the next one
+          await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
           const before = await cpuTicks(child.pid);
           const rps = await load(base + path, seconds, h2);
           const ticks = (await cpuTicks(child.pid)) - before;
@@ -136,21 +145,32 @@ export async function runLoad(plan: LoadPlan, args: readonly string[]): Promise<
   console.log(
     "medians ± half their range; ratios to the anchor taken within each round: median [min–max]",
   );
-  const anchor = kinds[0];
+  const anchor = kinds[0], subject = kinds[kinds.length - 1];
+  const ratios = (path: string, kind: string, to: string) => {
+    const own = cell(path, kind), base = cell(path, to);
+    return {
+      rps: own.rps.map((x, r) => x / base.rps[r]),
+      cpu: own.cpuUs.map((x, r) => x / base.cpuUs[r]),
+    };
+  };
+  const compare = (path: string, kind: string, to: string) => {
+    const { rps, cpu } = ratios(path, kind, to);
+    return `req/s ${median(rps).toFixed(3)} × ${to} [${range(rps)}]` +
+      `  CPU/req ${median(cpu).toFixed(3)} × ${to} [${range(cpu)}]`;
+  };
   for (const path of paths) {
     console.log(`\n${path}`);
     for (const kind of kinds) {
-      const own = cell(path, kind), base = cell(path, anchor);
+      const own = cell(path, kind);
       let line = `  ${kind.padEnd(8)} ${median(own.rps).toFixed(0).padStart(7)} req/s ${
         spread(own.rps).padStart(4)
       }  ${median(own.cpuUs).toFixed(2).padStart(6)} µs CPU/req ${spread(own.cpuUs).padStart(4)}`;
-      if (kind !== anchor) {
-        const rps = own.rps.map((x, r) => x / base.rps[r]);
-        const cpu = own.cpuUs.map((x, r) => x / base.cpuUs[r]);
-        line += `   req/s ${median(rps).toFixed(3)} × ${anchor} [${range(rps)}]` +
-          `  CPU/req ${median(cpu).toFixed(3)} × ${anchor} [${range(cpu)}]`;
-      }
+      if (kind !== anchor) line += `   ${compare(path, kind, anchor)}`;
       console.log(line);
+    }
+    // the subject (the last kind) against each other contender, round by round
+    for (const other of kinds.slice(1, -1)) {
+      console.log(`  ${subject} against ${other}: ${compare(path, subject, other)}`);
     }
   }
 }

@@ -2,7 +2,7 @@
 // in paired rounds (see ../_load.ts): hello-world `/` and `/user/:id` JSON behind two no-op
 // middlewares, requests/s and the server's CPU time per request, each kind's ratios to raw.
 //
-//   deno run -A bench/load/run.ts [--h2] [--seconds 5] [--warmup 2] [--rounds 5]
+//   deno run -A bench/load/run.ts [--h2] [--seconds 5] [--warmup 2] [--rounds 6]
 import { runLoad } from "../_load.ts";
 
 const h2 = Deno.args.includes("--h2");

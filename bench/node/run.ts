@@ -4,7 +4,7 @@
 // requests/s, the server's CPU time per request, and its ratios to raw.
 //
 //   deno task build:npm && (cd bench/node && npm ci)
-//   deno run -A bench/node/run.ts [--h2] [--seconds 5] [--warmup 2] [--rounds 5]
+//   deno run -A bench/node/run.ts [--h2] [--seconds 5] [--warmup 2] [--rounds 6]
 //                                 [--kinds raw,weft]
 import { runLoad } from "../_load.ts";
 
