@@ -16,7 +16,7 @@ export const groups: Map<string, Case[]> = new Map();
 export function bench(
   group: string,
   name: string,
-  fn: () => void | Promise<void>,
+  fn: Case["fn"],
   baseline = false,
 ): void {
   let cases = groups.get(group);

@@ -45,7 +45,11 @@ async function run(title: string, cases: Case[]): Promise<void> {
   const base = cases.findIndex((c) => c.baseline);
   // warm every case up (the JIT sees them all before anything is timed) and size its batch
   const sizes: number[] = [], async: boolean[] = [];
-  for (const c of cases) async.push(c.fn() instanceof Promise);
+  for (const c of cases) {
+    const first = c.fn();
+    async.push(first instanceof Promise);
+    await first;
+  }
   for (let pass = 0; pass < 2; pass++) {
     for (const [i, c] of cases.entries()) {
       let n = 1, ms = 0;
