@@ -5,12 +5,11 @@
 // Paired rounds: each round starts every server (idle ones use no CPU), warms each of them up
 // on each path, then measures the kinds back to back on one path, a second apart, in an order
 // that changes from round to round (six rounds give every order of three kinds), before going
-// on to the next path. A kind's ratio to the anchor (the
-// first kind) is taken within the round, from measurements seconds apart, so a drift of the
-// machine's speed between rounds cancels out; the report gives the median of those per-round
-// ratios and their range, next to each kind's own medians. CPU time per request comes from
-// /proc/<pid>/stat (utime + stime of all the server's threads), which moves less than
-// requests/s on a shared machine.
+// on to the next path. A kind's ratio to the anchor (the first kind) is taken within the round,
+// from measurements seconds apart, so a drift of the machine's speed between rounds cancels
+// out; the report gives the median of those per-round ratios and their range, next to each
+// kind's own medians. CPU time per request comes from /proc/<pid>/stat (utime + stime of all
+// the server's threads), which moves less than requests/s on a shared machine.
 import { cpuTicks, median, spread, stop, TICKS_PER_SECOND, track } from "./_proc.ts";
 
 /** What one run compares. */
@@ -26,8 +25,8 @@ export interface LoadPlan {
   command(kind: string, port: number): string[];
 }
 
-/** The options every load script takes: --seconds, --warmup, --rounds. */
-export function timing(
+// The options every load script takes: --seconds, --warmup, --rounds.
+function timing(
   args: readonly string[],
 ): { seconds: number; warmup: number; rounds: number } {
   const option = (name: string, fallback: number) => {
@@ -126,8 +125,8 @@ export async function runLoad(plan: LoadPlan, args: readonly string[]): Promise<
       for (const path of paths) {
         for (const kind of order) {
           const { child, base } = servers.get(kind)!;
-          // the previous server closes its connections and collects its garbage on the
-          // same core: let it finish before measuring the next one
+          // whatever the previous server still does on the same core (closing connections,
+          // collecting garbage) ends before the next one is measured
           await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
           const before = await cpuTicks(child.pid);
           const rps = await load(base + path, seconds, h2);
@@ -146,15 +145,11 @@ export async function runLoad(plan: LoadPlan, args: readonly string[]): Promise<
     "medians ± half their range; ratios to the anchor taken within each round: median [min–max]",
   );
   const anchor = kinds[0], subject = kinds[kinds.length - 1];
-  const ratios = (path: string, kind: string, to: string) => {
-    const own = cell(path, kind), base = cell(path, to);
-    return {
-      rps: own.rps.map((x, r) => x / base.rps[r]),
-      cpu: own.cpuUs.map((x, r) => x / base.cpuUs[r]),
-    };
-  };
+  // a kind against another, round by round
   const compare = (path: string, kind: string, to: string) => {
-    const { rps, cpu } = ratios(path, kind, to);
+    const own = cell(path, kind), base = cell(path, to);
+    const rps = own.rps.map((x, r) => x / base.rps[r]);
+    const cpu = own.cpuUs.map((x, r) => x / base.cpuUs[r]);
     return `req/s ${median(rps).toFixed(3)} × ${to} [${range(rps)}]` +
       `  CPU/req ${median(cpu).toFixed(3)} × ${to} [${range(cpu)}]`;
   };
