@@ -64,6 +64,23 @@ export function compiled(schema: object): Root | undefined {
   return root;
 }
 
+/**
+ * A lookup of compiled roots (see {@linkcode compiled}) that remembers the last hot schema and
+ * finds it again without a WeakMap lookup: a server decodes and encodes most of its bodies with
+ * a few schemas. Each caller makes its own, so that json.decode and json.encode, which a
+ * request handler often calls in turn with different schemas, do not evict each other's.
+ */
+export function lastHot(): (schema: object) => Root | undefined {
+  let lastSchema: object | undefined;
+  let lastRoot: Root | undefined;
+  return (schema) => {
+    if (schema === lastSchema) return lastRoot;
+    const root = compiled(schema);
+    if (root !== undefined && root.uses >= HOT) lastSchema = schema, lastRoot = root;
+    return root;
+  };
+}
+
 /** Compiles a schema (once) and returns its root, counting this use. */
 export function compile(schema: Schema): Root {
   let root = compiled(schema);

@@ -7,7 +7,7 @@
 import type { Infer } from "./standard_schema.ts";
 import { isWeftSchema, type Schema as WeftSchema, type SchemaNode as Schema } from "./schema.ts";
 import { explain, toJsonError } from "./_explain.ts";
-import { compile, compiled, FAIL, HOT, type Root } from "./_check.ts";
+import { compile, FAIL, lastHot } from "./_check.ts";
 
 // The projection (built once per schema, see _check.ts) reduces the value to the schema's
 // members, in shape order; JSON.stringify then does the writing, which no JavaScript-level
@@ -15,10 +15,8 @@ import { compile, compiled, FAIL, HOT, type Root } from "./_check.ts";
 
 // A module constant, folded into the compiled code (an imported binding is read through a cell).
 const failed = FAIL;
-// The last hot schema and its root, found without a WeakMap lookup (a server encodes most of
-// its responses with a few schemas). Only a hot root is kept: the others still count uses.
-let lastSchema: WeftSchema | undefined;
-let lastRoot: Root | undefined;
+// The compiled root of a schema; the last hot one is found without a WeakMap lookup.
+const find = /* @__PURE__ */ lastHot();
 
 function fail(schema: Schema, value: unknown): never {
   const failure = explain(schema, value, [], 1, false);
@@ -68,13 +66,9 @@ export function encode(value: unknown, target?: WeftSchema): string {
     }
     return text;
   }
-  let root = target === lastSchema ? lastRoot : undefined;
+  const root = find(target) ?? (isWeftSchema(target) ? compile(target) : undefined);
   if (root === undefined) {
-    root = compiled(target) ?? (isWeftSchema(target) ? compile(target) : undefined);
-    if (root === undefined) {
-      throw new TypeError("Cannot encode with this schema: json.encode needs a Weft schema");
-    }
-    if (root.uses >= HOT) lastSchema = target, lastRoot = root;
+    throw new TypeError("Cannot encode with this schema: json.encode needs a Weft schema");
   }
   const projected = root.project(value);
   if (projected === failed) fail(target as Schema, value);
