@@ -313,3 +313,17 @@ Deno.test("json.decode() returns the parsed value itself, with no copy", () => {
   assert.ok(result.ok);
   assert.deepEqual(result.value, { a: { b: [1] } });
 });
+
+Deno.test("json.decode() alternates between hot schemas", () => {
+  const A = s.object({ a: s.integer() });
+  const B = s.object({ b: s.string() });
+  const both = enc.encode('{"a":1,"b":"x"}');
+  for (let i = 0; i < 100; i++) {
+    assert.deepEqual(json.decode(both, A), { ok: true, value: { a: 1, b: "x" } });
+    assert.deepEqual(json.decode('{"b":"x"}', B), { ok: true, value: { b: "x" } });
+    const wrong = json.decode('{"a":"1"}', A);
+    assert.equal(!wrong.ok && wrong.error.kind, "type_mismatch");
+    const missing = json.decode('{"a":1}', B);
+    assert.equal(!missing.ok && missing.error.kind === "missing_field" && missing.error.field, "b");
+  }
+});
