@@ -50,7 +50,7 @@ export interface Root {
 }
 
 /** After this many uses a schema's objects get copies of their own (see _shapes.ts). */
-export const HOT = 64;
+const HOT = 64;
 const roots = new WeakMap<Schema, Root>();
 
 /** The root of a schema compiled already, counting this use; `undefined` for any other. */
