@@ -147,6 +147,21 @@ const NULL: Pair = [(v) => v === null, same];
 // `any` values are written as JSON.stringify writes them; absent is not a value.
 const ANY: Pair = [isJson, (v) => v === undefined ? fail : v];
 
+// Nullable and optional leaves, each test a function literal of its own: the wrappers of build()
+// are one literal for every inner schema, so their call of the inner check is not inlined.
+const OR_NULL: Readonly<Partial<Record<Schema["kind"], Check>>> = {
+  string: (v) => v === null || typeof v === "string",
+  number: (v) => v === null || (typeof v === "number" && v - v === 0),
+  integer: (v) => v === null || Number.isSafeInteger(v),
+  boolean: (v) => v === null || typeof v === "boolean",
+};
+const OR_ABSENT: Readonly<Partial<Record<Schema["kind"], Check>>> = {
+  string: (v) => v === undefined || typeof v === "string",
+  number: (v) => v === undefined || (typeof v === "number" && v - v === 0),
+  integer: (v) => v === undefined || Number.isSafeInteger(v),
+  boolean: (v) => v === undefined || typeof v === "boolean",
+};
+
 // Up to eight values are compared one by one (a repeated last one costs nothing; a call to
 // Array.prototype.includes costs more than eight comparisons), more by includes (no enum holds
 // NaN, the one value where it differs from ===).
@@ -182,14 +197,14 @@ function build(s: Schema, cache: Cache): Pair {
       const check = inner[0], project = projector(inner);
       // only object members may be absent (buildObject lets them)
       return [
-        (v, depth) => v === undefined || check(v, depth),
+        OR_ABSENT[(s.inner as Schema).kind] ?? ((v, depth) => v === undefined || check(v, depth)),
         (v) => v === undefined ? fail : project(v),
       ];
     }
     case "nullable": {
       const [check, project] = pairOf(s.inner as Schema, cache);
       return [
-        (v, depth) => v === null || check(v, depth),
+        OR_NULL[(s.inner as Schema).kind] ?? ((v, depth) => v === null || check(v, depth)),
         project === same ? same : (v) => v === null ? v : project(v),
       ];
     }

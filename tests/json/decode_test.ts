@@ -327,3 +327,33 @@ Deno.test("json.decode() alternates between hot schemas", () => {
     assert.equal(!missing.ok && missing.error.kind === "missing_field" && missing.error.field, "b");
   }
 });
+
+Deno.test("json.decode() checks nullable and optional leaves, hot or not", () => {
+  const S = s.object({
+    text: s.nullable(s.string()),
+    count: s.nullable(s.integer()),
+    ratio: s.optional(s.number()),
+    flag: s.optional(s.boolean()),
+  });
+  const cases: [string, string | undefined][] = [
+    ['{"text":null,"count":null}', undefined],
+    ['{"text":"a","count":3,"ratio":0.5,"flag":true}', undefined],
+    ['{"text":1,"count":3}', "$.text"],
+    ['{"text":"a","count":9007199254740993}', "$.count"],
+    ['{"text":"a","count":1.5}', "$.count"],
+    ['{"text":"a","count":1,"ratio":null}', "$.ratio"],
+    ['{"text":"a","count":1,"flag":"yes"}', "$.flag"],
+  ];
+  for (let round = 0; round < 100; round++) {
+    for (const [text, path] of cases) {
+      const result = json.decode(text, S);
+      if (path === undefined) assert.equal(result.ok, true, text);
+      else {assert.equal(
+          !result.ok && result.error.kind === "type_mismatch" && result.error.path,
+          path,
+        );}
+    }
+  }
+  const absent = json.decode('{"count":1}', S);
+  assert.equal(!absent.ok && absent.error.kind === "missing_field" && absent.error.field, "text");
+});
