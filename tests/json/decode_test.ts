@@ -357,3 +357,42 @@ Deno.test("json.decode() checks nullable and optional leaves, hot or not", () =>
   const absent = json.decode('{"count":1}', S);
   assert.equal(!absent.ok && absent.error.kind === "missing_field" && absent.error.field, "text");
 });
+
+Deno.test("json.decode() checks arrays of leaves item by item, hot or not", () => {
+  const S = s.object({
+    names: s.array(s.string()),
+    ratios: s.array(s.number()),
+    counts: s.array(s.integer()),
+    flags: s.array(s.boolean()),
+  });
+  const valid = '{"names":["a"],"ratios":[0.5,-2],"counts":[1,2],"flags":[true,false]}';
+  const cases: [string, string | undefined][] = [
+    [valid, undefined],
+    ['{"names":[],"ratios":[],"counts":[],"flags":[]}', undefined],
+    ['{"names":["a",1],"ratios":[],"counts":[],"flags":[]}', "$.names[1]"],
+    ['{"names":[],"ratios":[1,1e400],"counts":[],"flags":[]}', "$.ratios[1]"],
+    ['{"names":[],"ratios":["1"],"counts":[],"flags":[]}', "$.ratios[0]"],
+    ['{"names":[],"ratios":[],"counts":[1,1.5],"flags":[]}', "$.counts[1]"],
+    ['{"names":[],"ratios":[],"counts":[9007199254740993],"flags":[]}', "$.counts[0]"],
+    ['{"names":[],"ratios":[],"counts":[],"flags":[0]}', "$.flags[0]"],
+    ['{"names":{},"ratios":[],"counts":[],"flags":[]}', "$.names"],
+  ];
+  for (let round = 0; round < 100; round++) {
+    for (const [text, path] of cases) {
+      const result = json.decode(text, S);
+      if (path === undefined) assert.equal(result.ok, true, text);
+      else {assert.equal(
+          !result.ok && result.error.kind === "type_mismatch" && result.error.path,
+          path,
+        );}
+    }
+  }
+  assert.equal(
+    json.encode({ names: ["a"], ratios: [0.5], counts: [1], flags: [true] }, S),
+    '{"names":["a"],"ratios":[0.5],"counts":[1],"flags":[true]}',
+  );
+  assert.throws(
+    () => json.encode({ names: [], ratios: [NaN], counts: [], flags: [] }, S),
+    TypeError,
+  );
+});
