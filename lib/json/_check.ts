@@ -65,17 +65,22 @@ export function compiled(schema: object): Root | undefined {
 }
 
 /**
- * A lookup of compiled roots (see {@linkcode compiled}) that remembers the last hot schema and
- * finds it again without a WeakMap lookup: a server decodes and encodes most of its bodies with
- * a few schemas. Each caller makes its own, so that json.decode and json.encode, which a
- * request handler often calls in turn with different schemas, do not evict each other's.
+ * A lookup of compiled roots, for json.decode and json.encode: the root of a schema compiled
+ * already (see {@linkcode compiled}), else of one that `isWeft` accepts, compiled now, else
+ * `undefined`. It remembers the last hot schema and finds it again without a WeakMap lookup: a
+ * server decodes and encodes most of its bodies with a few schemas. Each caller makes its own,
+ * so that json.decode and json.encode, which a request handler often calls in turn with
+ * different schemas, do not evict each other's. (`isWeft` is given, not imported: schema.ts
+ * depends on this module.)
  */
-export function lastHot(): (schema: object) => Root | undefined {
+export function rootFinder(
+  isWeft: (schema: object) => schema is Schema,
+): (schema: object) => Root | undefined {
   let lastSchema: object | undefined;
   let lastRoot: Root | undefined;
   return (schema) => {
     if (schema === lastSchema) return lastRoot;
-    const root = compiled(schema);
+    const root = compiled(schema) ?? (isWeft(schema) ? compile(schema) : undefined);
     if (root !== undefined && root.uses >= HOT) lastSchema = schema, lastRoot = root;
     return root;
   };

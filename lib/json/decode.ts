@@ -13,7 +13,7 @@ import {
   typeMismatch,
 } from "./json_error.ts";
 import { isWeftSchema, type SchemaNode } from "./schema.ts";
-import { compile, lastHot, MAX_DEPTH } from "./_check.ts";
+import { MAX_DEPTH, rootFinder } from "./_check.ts";
 import { explain, toJsonError } from "./_explain.ts";
 import { scan } from "./_scan.ts";
 import { installDecoder } from "./_hook.ts";
@@ -22,8 +22,9 @@ import { installDecoder } from "./_hook.ts";
 // invalid UTF-8 into U+FFFD, so text containing U+FFFD has its bytes checked by the scanner.
 const decoder = /* @__PURE__ */ new TextDecoder();
 const encoder = /* @__PURE__ */ new TextEncoder();
-// The compiled root of a schema; the last hot one is found without a WeakMap lookup.
-const find = /* @__PURE__ */ lastHot();
+// The compiled root of a schema (compiled on first use); the last hot one is found without a
+// WeakMap lookup.
+const find = /* @__PURE__ */ rootFinder(isWeftSchema);
 
 /**
  * Decodes JSON text and checks it against a schema, without ever throwing on bad input.
@@ -82,7 +83,7 @@ function validate(
   value: unknown,
   data: Uint8Array | string,
 ): DecodeResult<unknown> {
-  const root = find(target) ?? (isWeftSchema(target) ? compile(target) : undefined);
+  const root = find(target);
   if (root !== undefined) {
     if (root.check(value, 1)) return { ok: true, value };
     const failure = explain(target as SchemaNode, value, [], 1);

@@ -7,7 +7,7 @@
 import type { Infer } from "./standard_schema.ts";
 import { isWeftSchema, type Schema as WeftSchema, type SchemaNode as Schema } from "./schema.ts";
 import { explain, toJsonError } from "./_explain.ts";
-import { compile, FAIL, lastHot } from "./_check.ts";
+import { FAIL, rootFinder } from "./_check.ts";
 
 // The projection (built once per schema, see _check.ts) reduces the value to the schema's
 // members, in shape order; JSON.stringify then does the writing, which no JavaScript-level
@@ -15,8 +15,9 @@ import { compile, FAIL, lastHot } from "./_check.ts";
 
 // A module constant, folded into the compiled code (an imported binding is read through a cell).
 const failed = FAIL;
-// The compiled root of a schema; the last hot one is found without a WeakMap lookup.
-const find = /* @__PURE__ */ lastHot();
+// The compiled root of a schema (compiled on first use); the last hot one is found without a
+// WeakMap lookup.
+const find = /* @__PURE__ */ rootFinder(isWeftSchema);
 
 function fail(schema: Schema, value: unknown): never {
   const failure = explain(schema, value, [], 1, false);
@@ -66,7 +67,7 @@ export function encode(value: unknown, target?: WeftSchema): string {
     }
     return text;
   }
-  const root = find(target) ?? (isWeftSchema(target) ? compile(target) : undefined);
+  const root = find(target);
   if (root === undefined) {
     throw new TypeError("Cannot encode with this schema: json.encode needs a Weft schema");
   }
