@@ -43,7 +43,24 @@ if (kind === "raw") {
     ]),
   );
   serve(app, listen);
+} else if (kind === "weft-bare") {
+  // Diagnostic: Weft's serve() around a plain handler (no router, no middleware).
+  serve((ctx) => {
+    const path = ctx.path;
+    if (path === "/") return new Response("Hello, World!");
+    if (path.startsWith("/user/")) return Response.json({ id: path.slice(6), name: "Ada" });
+    return new Response("Not Found", { status: 404 });
+  }, listen);
+} else if (kind === "weft-router") {
+  // Diagnostic: Weft's router without the two middlewares.
+  serve(
+    router([
+      get("/", () => new Response("Hello, World!")),
+      get("/user/:id", (ctx) => ctx.json({ id: ctx.params.id, name: "Ada" })),
+    ]),
+    listen,
+  );
 } else {
-  console.error("usage: servers.ts <raw|hono|weft> <port> [--tls]");
+  console.error("usage: servers.ts <raw|hono|weft|weft-bare|weft-router> <port> [--tls]");
   Deno.exit(2);
 }
