@@ -25,7 +25,7 @@ export interface LoadPlan {
   command(kind: string, port: number): string[];
 }
 
-// The options every load script takes: --seconds, --warmup, --rounds.
+// The options every load script takes: --seconds, --warmup, --rounds (and --together).
 function timing(
   args: readonly string[],
 ): { seconds: number; warmup: number; rounds: number } {
@@ -89,6 +89,36 @@ async function load(url: string, seconds: number, h2: boolean): Promise<number> 
 
 const SETTLE_MS = 1_000;
 
+interface Measured {
+  rps: number;
+  cpuUs: number;
+}
+
+// µs of server CPU per request, from clock ticks over a load of `seconds`
+const perRequest = (ticks: number, rps: number, seconds: number) =>
+  (ticks / TICKS_PER_SECOND) * 1e6 / (rps * seconds);
+
+// --together: every server is loaded at once, each by its own load generator (all of them on
+// core 1), while the servers share core 0. Whatever slows the machine down in that window
+// slows every server alike, so the ratios of CPU time per request are paired in time, not
+// only seconds apart. (The servers also evict each other's code from the core's caches, which
+// alternating runs do not: a harsher setting, reported as such.)
+async function measureTogether(
+  servers: { child: Deno.ChildProcess; base: string }[],
+  path: string,
+  seconds: number,
+  h2: boolean,
+): Promise<Measured[]> {
+  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+  const before = await Promise.all(servers.map(({ child }) => cpuTicks(child.pid)));
+  const rps = await Promise.all(servers.map(({ base }) => load(base + path, seconds, h2)));
+  const after = await Promise.all(servers.map(({ child }) => cpuTicks(child.pid)));
+  return servers.map((_, k) => ({
+    rps: rps[k],
+    cpuUs: perRequest(after[k] - before[k], rps[k], seconds),
+  }));
+}
+
 interface Cell {
   rps: number[];
   cpuUs: number[];
@@ -107,6 +137,11 @@ export async function runLoad(plan: LoadPlan, args: readonly string[]): Promise<
     if (!cells.has(key)) cells.set(key, { rps: [], cpuUs: [] });
     return cells.get(key)!;
   };
+  const record = (path: string, kind: string, result: Measured) => {
+    cell(path, kind).rps.push(result.rps);
+    cell(path, kind).cpuUs.push(result.cpuUs);
+  };
+  const together = args.includes("--together");
   let port = 18_000 + Math.floor(Math.random() * 1_000) * 10;
   for (let round = 0; round < rounds; round++) {
     const servers = new Map<string, { child: Deno.ChildProcess; base: string }>();
@@ -123,6 +158,12 @@ export async function runLoad(plan: LoadPlan, args: readonly string[]): Promise<
       const rotated = kinds.map((_, k) => kinds[(k + round) % kinds.length]);
       const order = round % 2 === 0 ? rotated : rotated.reverse();
       for (const path of paths) {
+        if (together) {
+          const all = order.map((kind) => servers.get(kind)!);
+          const results = await measureTogether(all, path, seconds, h2);
+          results.forEach((result, k) => record(path, order[k], result));
+          continue;
+        }
         for (const kind of order) {
           const { child, base } = servers.get(kind)!;
           // whatever the previous server still does on the same core (closing connections,
@@ -131,8 +172,7 @@ export async function runLoad(plan: LoadPlan, args: readonly string[]): Promise<
           const before = await cpuTicks(child.pid);
           const rps = await load(base + path, seconds, h2);
           const ticks = (await cpuTicks(child.pid)) - before;
-          cell(path, kind).rps.push(rps);
-          cell(path, kind).cpuUs.push((ticks / TICKS_PER_SECOND) * 1e6 / (rps * seconds));
+          record(path, kind, { rps, cpuUs: perRequest(ticks, rps, seconds) });
         }
       }
     } finally {
@@ -140,7 +180,10 @@ export async function runLoad(plan: LoadPlan, args: readonly string[]): Promise<
     }
   }
 
-  console.log(`${plan.title}, ${rounds} paired rounds × ${seconds} s (after ${warmup} s warm-up)`);
+  console.log(
+    `${plan.title}, ${rounds} paired rounds × ${seconds} s (after ${warmup} s warm-up)` +
+      (together ? ", the servers loaded at the same time, sharing core 0" : ""),
+  );
   console.log(
     "medians ± half their range; ratios to the anchor taken within each round: median [min–max]",
   );

@@ -3,7 +3,7 @@
 // middlewares, requests/s and the server's CPU time per request, each kind's ratios to raw.
 //
 //   deno run -A bench/load/run.ts [--h2] [--seconds 5] [--warmup 2] [--rounds 6]
-//                                 [--kinds raw,weft]
+//                                 [--kinds raw,weft] [--together]
 import { runLoad } from "../_load.ts";
 
 const h2 = Deno.args.includes("--h2");

@@ -5,7 +5,7 @@
 //
 //   deno task build:npm && (cd bench/node && npm ci)
 //   deno run -A bench/node/run.ts [--h2] [--seconds 5] [--warmup 2] [--rounds 6]
-//                                 [--kinds raw,weft]
+//                                 [--kinds raw,weft] [--together]
 import { runLoad } from "../_load.ts";
 
 const args = Deno.args;
