@@ -13,6 +13,12 @@ const tls = Deno.args.includes("--tls")
     key: Deno.readTextFileSync(new URL("../../tests/fixtures/tls/key.pem", import.meta.url)),
   }
   : {};
+// Weft's routes, behind the middlewares in "weft" and alone in "weft-router"
+const routes = () =>
+  router([
+    get("/", () => new Response("Hello, World!")),
+    get("/user/:id", (ctx) => ctx.json({ id: ctx.params.id, name: "Ada" })),
+  ]);
 const listen = { port, hostname: "127.0.0.1", onListen: () => console.log("ready"), ...tls };
 
 if (kind === "raw") {
@@ -35,14 +41,7 @@ if (kind === "raw") {
 } else if (kind === "weft") {
   const noop1: Middleware = (_ctx, next) => next();
   const noop2: Middleware = (_ctx, next) => next();
-  const app = chain(
-    [noop1, noop2],
-    router([
-      get("/", () => new Response("Hello, World!")),
-      get("/user/:id", (ctx) => ctx.json({ id: ctx.params.id, name: "Ada" })),
-    ]),
-  );
-  serve(app, listen);
+  serve(chain([noop1, noop2], routes()), listen);
 } else if (kind === "weft-bare") {
   // Diagnostic: Weft's serve() around a plain handler (no router, no middleware).
   serve((ctx) => {
@@ -53,13 +52,7 @@ if (kind === "raw") {
   }, listen);
 } else if (kind === "weft-router") {
   // Diagnostic: Weft's router without the two middlewares.
-  serve(
-    router([
-      get("/", () => new Response("Hello, World!")),
-      get("/user/:id", (ctx) => ctx.json({ id: ctx.params.id, name: "Ada" })),
-    ]),
-    listen,
-  );
+  serve(routes(), listen);
 } else {
   console.error("usage: servers.ts <raw|hono|weft|weft-bare|weft-router> <port> [--tls]");
   Deno.exit(2);
