@@ -25,10 +25,10 @@ export interface LoadPlan {
   command(kind: string, port: number): string[];
 }
 
-// The options every load script takes: --seconds, --warmup, --rounds (and --together).
+// The options every load script takes: --seconds, --warmup, --rounds, --together.
 function timing(
   args: readonly string[],
-): { seconds: number; warmup: number; rounds: number } {
+): { seconds: number; warmup: number; rounds: number; together: boolean } {
   const option = (name: string, fallback: number) => {
     const i = args.indexOf(name);
     return i === -1 ? fallback : Number(args[i + 1]);
@@ -37,6 +37,7 @@ function timing(
     seconds: option("--seconds", 5),
     warmup: option("--warmup", 2),
     rounds: option("--rounds", 6),
+    together: args.includes("--together"),
   };
 }
 
@@ -129,7 +130,7 @@ const range = (xs: number[]) =>
 
 /** Runs the plan and prints its report. */
 export async function runLoad(plan: LoadPlan, args: readonly string[]): Promise<void> {
-  const { seconds, warmup, rounds } = timing(args);
+  const { seconds, warmup, rounds, together } = timing(args);
   const { kinds, paths, h2 } = plan;
   const cells = new Map<string, Cell>();
   const cell = (path: string, kind: string) => {
@@ -141,7 +142,6 @@ export async function runLoad(plan: LoadPlan, args: readonly string[]): Promise<
     cell(path, kind).rps.push(result.rps);
     cell(path, kind).cpuUs.push(result.cpuUs);
   };
-  const together = args.includes("--together");
   let port = 18_000 + Math.floor(Math.random() * 1_000) * 10;
   for (let round = 0; round < rounds; round++) {
     const servers = new Map<string, { child: Deno.ChildProcess; base: string }>();

@@ -21,16 +21,19 @@ const routes = () =>
   ]);
 const listen = { port, hostname: "127.0.0.1", onListen: () => console.log("ready"), ...tls };
 
+// The hand-written handler: raw Deno.serve runs it, and "weft-bare" runs it inside serve()
+function hello(req: Request): Response {
+  const url = req.url;
+  const path = url.slice(url.indexOf("/", 8));
+  if (path === "/") return new Response("Hello, World!");
+  if (path.startsWith("/user/")) {
+    return Response.json({ id: path.slice(6), name: "Ada" });
+  }
+  return new Response("Not Found", { status: 404 });
+}
+
 if (kind === "raw") {
-  Deno.serve(listen, (req) => {
-    const url = req.url;
-    const path = url.slice(url.indexOf("/", 8));
-    if (path === "/") return new Response("Hello, World!");
-    if (path.startsWith("/user/")) {
-      return Response.json({ id: path.slice(6), name: "Ada" });
-    }
-    return new Response("Not Found", { status: 404 });
-  });
+  Deno.serve(listen, hello);
 } else if (kind === "hono") {
   const app = new Hono();
   app.use(async (_c, next) => await next());
@@ -43,13 +46,8 @@ if (kind === "raw") {
   const noop2: Middleware = (_ctx, next) => next();
   serve(chain([noop1, noop2], routes()), listen);
 } else if (kind === "weft-bare") {
-  // Diagnostic: Weft's serve() around a plain handler (no router, no middleware).
-  serve((ctx) => {
-    const path = ctx.path;
-    if (path === "/") return new Response("Hello, World!");
-    if (path.startsWith("/user/")) return Response.json({ id: path.slice(6), name: "Ada" });
-    return new Response("Not Found", { status: 404 });
-  }, listen);
+  // Diagnostic: Weft's serve() and Context around raw's handler (no router, no middleware).
+  serve((ctx) => hello(ctx.req), listen);
 } else if (kind === "weft-router") {
   // Diagnostic: Weft's router without the two middlewares.
   serve(routes(), listen);
