@@ -43,8 +43,6 @@ const EMPTY_INFO: ConnInfo = {};
 export class Context<P extends Params = Params> {
   /** Connection facts (peer address) from the server. */
   readonly info: ConnInfo;
-  /** Path params of the matched route, decoded once. */
-  params: P = {} as P;
   /** The authenticated user, set by the auth middleware. */
   user: unknown = undefined;
   /** The largest body {@linkcode Context.body} reads, in bytes. */
@@ -52,6 +50,7 @@ export class Context<P extends Params = Params> {
   /** The error a handler or middleware threw, once it was turned into a response. */
   error: unknown = undefined;
   #req: Request;
+  #params: P | undefined;
   #path: string | undefined;
   #query: URLSearchParams | undefined;
   #res: ResponseState | undefined;
@@ -69,6 +68,14 @@ export class Context<P extends Params = Params> {
     this.info = info;
   }
 
+  /** Path params of the matched route, decoded once (empty until a route with params matched). */
+  get params(): P {
+    return this.#params ??= {} as P;
+  }
+  set params(params: P) {
+    this.#params = params;
+  }
+
   /** The request; middleware may replace it. */
   get req(): Request {
     return this.#req;
@@ -84,7 +91,13 @@ export class Context<P extends Params = Params> {
   get path(): string {
     if (this.#path === undefined) {
       const url = this.#req.url;
-      const start = url.indexOf("/", url.indexOf(":") + 3);
+      // the authority starts after "http://" or "https://" (an indexOf is a builtin call)
+      const authority = url.charCodeAt(4) === 58
+        ? 7
+        : url.charCodeAt(5) === 58
+        ? 8
+        : url.indexOf(":") + 3;
+      const start = url.indexOf("/", authority);
       if (start === -1) return this.#path = "/";
       const end = url.indexOf("?", start);
       this.#path = end === -1 ? url.slice(start) : url.slice(start, end);
