@@ -8,7 +8,7 @@ import { createApp } from "../_app.ts";
 import type { Context } from "../context.ts";
 import { problem } from "../http/problem.ts";
 import type { App, Handler, Params } from "../types.ts";
-import type { PathParams } from "./pattern.ts";
+import { parsePattern, type PathParams } from "./pattern.ts";
 import { RadixTree } from "./radix.ts";
 
 /** A route definition made by {@linkcode route} or a method constructor. */
@@ -140,6 +140,8 @@ interface Target {
   handler: Handler;
   /** A HEAD answered by a GET handler: the body is dropped. */
   headFromGet: boolean;
+  /** A static pattern without "%": a path equal to it needs no percent-decoding. */
+  plain: boolean;
 }
 
 const ENCODED = /%2F|%25/gi;
@@ -155,6 +157,10 @@ function normalize(path: string): string {
     }
   }
   return parts.join("/");
+}
+
+function isPlain(pattern: string): boolean {
+  return !pattern.includes("%") && parsePattern(pattern).every((s) => s.kind === "static");
 }
 
 function restore(value: string): string {
@@ -196,11 +202,11 @@ export function router(routes: readonly Route[], options: RouterOptions = {}): A
     if (typeof handler !== "function") {
       throw new TypeError(`Cannot add route "${method} ${pattern}": the handler is not a function`);
     }
-    tree.add(method, pattern, { handler, headFromGet: false });
+    tree.add(method, pattern, { handler, headFromGet: false, plain: isPlain(pattern) });
   }
   for (const { method, pattern, handler } of routes) {
     if (method === "GET" && !tree.has("HEAD", pattern)) {
-      tree.add("HEAD", pattern, { handler, headFromGet: true });
+      tree.add("HEAD", pattern, { handler, headFromGet: true, plain: isPlain(pattern) });
     }
   }
   const redirect = options.trailingSlash === "redirect";
@@ -235,25 +241,33 @@ export function router(routes: readonly Route[], options: RouterOptions = {}): A
   }
 
   return createApp(function router(ctx: Context): Response | Promise<Response> {
+    const method = ctx.req.method;
     let path = ctx.path;
-    if (path.includes("%")) {
-      try {
-        path = normalize(path);
-      } catch {
-        return problem({
-          status: 400,
-          detail: "The request path has a malformed percent-encoding",
-        });
+    let match = find(method, path);
+    let encoded = false;
+    // A static pattern without "%" that equals the path as sent proves the path has no escape
+    // to decode; anything else is matched again on the decoded path when it has one.
+    if (match === undefined || !match.data.plain) {
+      encoded = path.includes("%");
+      if (encoded) {
+        try {
+          path = normalize(path);
+        } catch {
+          return problem({
+            status: 400,
+            detail: "The request path has a malformed percent-encoding",
+          });
+        }
+        match = find(method, path);
       }
+      if (match === undefined) return miss(ctx, path);
     }
-    const match = find(ctx.req.method, path);
-    if (match === undefined) return miss(ctx, path);
     const { names, values } = match;
     if (names.length > 0) {
       const params: Params = {};
       for (let i = 0; i < names.length; i++) {
         const value = values[i];
-        params[names[i]] = value.includes("%") ? restore(value) : value;
+        params[names[i]] = encoded && value.includes("%") ? restore(value) : value;
       }
       ctx.params = params;
     }

@@ -179,6 +179,22 @@ for (const [matcher, compile] of MATCHERS) {
     assert.equal((await call(app, "GET", "/%61%20b")).body.route, "space");
   });
 
+  Deno.test(`router() chooses the route by the decoded path, whatever the raw path matches [${matcher}]`, async () => {
+    const app = router([
+      get("/user/:id", echo("user")),
+      get("/:a/:b", echo("any")),
+      get("/aA", echo("decoded")),
+      get("/a%41", echo("literal")),
+    ]);
+    const user = await call(app, "GET", "/us%65r/42");
+    assert.equal(user.body.route, "user");
+    assert.deepEqual(user.body.params, { id: "42" });
+    // a pattern is compared with the decoded path, so "%41" in a pattern is never "A"
+    assert.equal((await call(app, "GET", "/a%41")).body.route, "decoded");
+    assert.equal((await call(app, "GET", "/aA")).body.route, "decoded");
+    assert.deepEqual((await call(app, "GET", "/user/7")).body.params, { id: "7" });
+  });
+
   Deno.test(`router() answers 400, never 500, to malformed percent-encoding [${matcher}]`, async () => {
     const app = router([get("/u/:name", echo("u"))]);
     for (const path of ["/u/%zz", "/u/%c0%af", "/u/%", "/u/%E2%82", "/u/%ff"]) {
