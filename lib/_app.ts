@@ -5,6 +5,7 @@ import { HttpError } from "./http/http_error.ts";
 import { problem } from "./http/problem.ts";
 import type { App } from "./types.ts";
 import type { ConnInfo } from "./server/types.ts";
+import { SAFE as SAFE_KEY, SETTLED as SETTLED_KEY } from "./_settled.ts";
 
 type Run = (ctx: Context) => Response | Promise<Response>;
 
@@ -34,25 +35,27 @@ export function recover(ctx: Context, error: unknown): Response {
   return problem({ status: 500 });
 }
 
-// The last promise settle() returned. Such promises never reject, so when a middleware hands
-// back exactly the promise its next() gave it (`(ctx, next) => next()`), the layer above can
-// pass it on instead of chaining another then(): one promise per request instead of one per
-// layer. A stale value can only cause an extra, harmless wrap.
-let safe: Promise<Response> | undefined;
-// The response `safe` is already fulfilled with, when settle() made it from a response in
-// hand. When every middleware handed back next()'s promise unchanged, the app answers with
-// this response synchronously, and the server skips awaiting a promise (Deno.serve has a
-// faster path for a response returned synchronously). Such a middleware is done with the
-// response: changes it makes in a then() callback after returning may come too late.
-let settled: Response | undefined;
+// Imported bindings are read through a cell on every use; module constants are folded into the
+// compiled code.
+const SAFE: typeof SAFE_KEY = SAFE_KEY;
+const SETTLED: typeof SETTLED_KEY = SETTLED_KEY;
 
-function resolved(res: Response): Promise<Response> {
-  settled = res;
+// ctx[SAFE] is the last promise settle() returned for the request. Such promises never reject,
+// so when a middleware hands back exactly the promise its next() gave it
+// (`(ctx, next) => next()`), the layer above can pass it on instead of chaining another then():
+// one promise per request instead of one per layer. ctx[SETTLED] is the response that promise
+// is already fulfilled with, when settle() made it from a response in hand. When every
+// middleware handed back next()'s promise unchanged, the app answers with this response
+// synchronously, and the server skips awaiting a promise (Deno.serve has a faster path for a
+// response returned synchronously). Such a middleware is done with the response: changes it
+// makes in a then() callback after returning may come too late.
+function resolved(ctx: Context, res: Response): Promise<Response> {
+  ctx[SETTLED] = res;
   // Resolving a promise with an object looks up its `then`. Reading `then` first lets V8's
   // optimizing compiler learn the response's map here, prove from it that there is no `then`,
   // and fulfil the promise directly: about 470 fewer instructions per request (callgrind).
   void (res as { then?: unknown }).then;
-  return safe = Promise.resolve(res);
+  return ctx[SAFE] = Promise.resolve(res);
 }
 
 /** Runs `run` and resolves with a response whatever it throws. */
@@ -61,12 +64,12 @@ export function settle(ctx: Context, run: Run): Promise<Response> {
   try {
     res = run(ctx);
   } catch (error) {
-    return resolved(recover(ctx, error));
+    return resolved(ctx, recover(ctx, error));
   }
-  if (res === safe) return res;
-  if (!(res instanceof Promise)) return resolved(res);
-  settled = undefined;
-  return safe = res.then(undefined, (error) => recover(ctx, error));
+  if (res === ctx[SAFE]) return res;
+  if (!(res instanceof Promise)) return resolved(ctx, res);
+  ctx[SETTLED] = undefined;
+  return ctx[SAFE] = res.then(undefined, (error) => recover(ctx, error));
 }
 
 // Headers set with ctx.setHeader() reach the response even when the handler built it itself;
@@ -116,7 +119,7 @@ export function createApp(run: Run): App {
     } catch (error) {
       return inherit(ctx, recover(ctx, error));
     }
-    if (res === safe && settled !== undefined) return inherit(ctx, settled);
+    if (res === ctx[SAFE] && ctx[SETTLED] !== undefined) return inherit(ctx, ctx[SETTLED]);
     if (res instanceof Promise) {
       return res.then(
         (value) => inherit(ctx, value),

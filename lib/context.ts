@@ -10,6 +10,7 @@ import type { DecodeResult } from "./json/json_error.ts";
 import type { Infer, StandardSchemaV1 } from "./json/standard_schema.ts";
 import type { Params } from "./types.ts";
 import type { ConnInfo } from "./server/types.ts";
+import { SAFE, SETTLED } from "./_settled.ts";
 
 /** The default limit of {@linkcode Context.body}: 1 MiB. */
 export const DEFAULT_BODY_LIMIT = 1_048_576;
@@ -49,6 +50,10 @@ export class Context<P extends Params = Params> {
   bodyLimit: number = DEFAULT_BODY_LIMIT;
   /** The error a handler or middleware threw, once it was turned into a response. */
   error: unknown = undefined;
+  /** Internal to the chain: the last promise a layer's `next()` settled. */
+  [SAFE]: Promise<Response> | undefined = undefined;
+  /** Internal to the chain: the response that promise is fulfilled with, when known. */
+  [SETTLED]: Response | undefined = undefined;
   #req: Request;
   #params: P | undefined;
   #path: string | undefined;
