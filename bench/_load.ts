@@ -41,17 +41,23 @@ function timing(
   };
 }
 
-async function start(command: string[]): Promise<Deno.ChildProcess> {
-  // taskset execs the server, so the child's pid is the server's
+/**
+ * Starts a server and resolves once it printed "ready" (it is ended after `timeoutMs` without).
+ * The child's pid is the server's when the command execs it (taskset, valgrind).
+ */
+export async function startServer(
+  command: string[],
+  timeoutMs = 20_000,
+): Promise<Deno.ChildProcess> {
   const child = track(
-    new Deno.Command("taskset", {
-      args: ["-c", "0", ...command],
+    new Deno.Command(command[0], {
+      args: command.slice(1),
       stdout: "piped",
       stderr: "inherit",
     }).spawn(),
   );
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  const timer = setTimeout(() => child.kill("SIGTERM"), 20_000);
+  const timer = setTimeout(() => child.kill("SIGTERM"), timeoutMs);
   let seen = "";
   try {
     while (!seen.includes("ready")) {
@@ -147,7 +153,7 @@ export async function runLoad(plan: LoadPlan, args: readonly string[]): Promise<
     const servers = new Map<string, { child: Deno.ChildProcess; base: string }>();
     try {
       for (const kind of kinds) {
-        const child = await start(plan.command(kind, ++port));
+        const child = await startServer(["taskset", "-c", "0", ...plan.command(kind, ++port)]);
         servers.set(kind, { child, base: `${h2 ? "https" : "http"}://127.0.0.1:${port}` });
       }
       for (const path of paths) {

@@ -1,0 +1,100 @@
+// Instructions per request, counted by valgrind's callgrind: the same servers as the load
+// benchmarks (bench/load/servers.ts on Deno, bench/node/servers.mjs on Node with --node), each
+// run under callgrind with instrumentation off, warmed up with h2load over HTTP/1.1, then
+// counted over two windows of the same number of requests. The count is repeatable to a few
+// tenths of a per cent whatever else the machine does, so it shows a change of a hundred
+// instructions that a timed load run cannot separate from noise; it leaves out the kernel's
+// work and the cost of cache misses, which the load benchmarks include. Two windows that
+// disagree by more than 1 % mean the JIT was still compiling: raise --warmup.
+//
+//   deno run -A bench/instructions.ts [--node] [--kinds raw,weft] [--paths /,/user/42]
+//                                     [--warmup 60000] [--requests 20000]
+// Needs valgrind and h2load (Debian: valgrind, nghttp2-client); for --node, the npm build and
+// bench/node's dependencies (deno task build:npm && (cd bench/node && npm ci)).
+import { startServer } from "./_load.ts";
+import { stop } from "./_proc.ts";
+
+const args = Deno.args;
+const option = (name: string, fallback: string) => {
+  const i = args.indexOf(name);
+  return i === -1 ? fallback : args[i + 1];
+};
+const node = args.includes("--node");
+const kinds = option("--kinds", node ? "raw,fastify,hono,weft" : "raw,hono,weft").split(",");
+const paths = option("--paths", "/,/user/42").split(",");
+const warmup = Number(option("--warmup", "60000"));
+const requests = Number(option("--requests", "20000"));
+const servers = new URL(node ? "node/servers.mjs" : "load/servers.ts", import.meta.url).pathname;
+const runtime = node ? ["node", servers] : [Deno.execPath(), "run", "-A", servers];
+
+async function run(command: string, ...rest: string[]): Promise<string> {
+  const out = await new Deno.Command(command, { args: rest, stdout: "piped", stderr: "piped" })
+    .output();
+  if (!out.success) {
+    throw new Error(`${command} ${rest.join(" ")} failed: ${new TextDecoder().decode(out.stderr)}`);
+  }
+  return new TextDecoder().decode(out.stdout);
+}
+
+async function h2load(url: string, n: number): Promise<void> {
+  const out = await run("h2load", "--h1", "-n", String(n), "-c", "8", "-t", "1", url);
+  if (!out.includes(`${n} succeeded`)) throw new Error(`h2load against ${url} failed:\n${out}`);
+}
+
+// Instructions per request over `windows` counts after the warm-up of one server and path.
+async function count(kind: string, path: string, port: number): Promise<number[]> {
+  const dir = await Deno.makeTempDir({ prefix: "weft-callgrind-" });
+  const child = await startServer([
+    "valgrind",
+    "--tool=callgrind",
+    "--instr-atstart=no",
+    `--callgrind-out-file=${dir}/out`,
+    `--log-file=${dir}/valgrind.log`,
+    ...runtime,
+    kind,
+    String(port),
+  ], 180_000);
+  const pid = String(child.pid);
+  try {
+    const url = `http://127.0.0.1:${port}${path}`;
+    await h2load(url, warmup);
+    const perRequest: number[] = [];
+    for (let window = 1; window <= 2; window++) {
+      await run("callgrind_control", "--zero", pid);
+      await run("callgrind_control", "--instr=on", pid);
+      await h2load(url, requests);
+      await run("callgrind_control", "--instr=off", pid);
+      await run("callgrind_control", "--dump", pid);
+      // each dump is a file of its own: out.1, out.2
+      const dump = await Deno.readTextFile(`${dir}/out.${window}`);
+      const totals = dump.match(/^totals: (\d+)/m);
+      if (!totals) throw new Error(`no totals in callgrind's dump ${window} of ${kind}`);
+      perRequest.push(Number(totals[1]) / requests);
+    }
+    return perRequest;
+  } finally {
+    await stop(child);
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+}
+
+console.log(
+  `Instructions per request (callgrind), ${node ? "Node" : "Deno"}, HTTP/1.1, ` +
+    `${requests} requests a window after ${warmup} to warm up`,
+);
+let port = 19_000 + Math.floor(Math.random() * 500) * 2;
+for (const path of paths) {
+  console.log(`\n${path}`);
+  let anchor = 0;
+  for (const kind of kinds) {
+    const [a, b] = await count(kind, path, ++port);
+    const mean = (a + b) / 2;
+    anchor ||= mean;
+    const unsettled = Math.abs(a - b) / mean > 0.01 ? "  (windows differ: raise --warmup)" : "";
+    console.log(
+      `  ${kind.padEnd(12)} ${mean.toFixed(0).padStart(7)}  ` +
+        `${(mean / anchor).toFixed(3)} × ${kinds[0]}  windows ${a.toFixed(0)}, ${b.toFixed(0)}` +
+        unsettled,
+    );
+  }
+}
