@@ -8,7 +8,7 @@
 // disagree by more than 1 % mean the JIT was still compiling: raise --warmup.
 //
 //   deno run -A bench/instructions.ts [--node] [--kinds raw,weft] [--paths /,/user/42]
-//                                     [--warmup 60000] [--requests 20000]
+//                                     [--warmup 60000] [--requests 20000] [--processes 1]
 // Needs valgrind and h2load (Debian: valgrind, nghttp2-client); for --node, the npm build and
 // bench/node's dependencies (deno task build:npm && (cd bench/node && npm ci)).
 import { startServer } from "./_load.ts";
@@ -24,6 +24,9 @@ const kinds = option("--kinds", node ? "raw,fastify,hono,weft" : "raw,hono,weft"
 const paths = option("--paths", "/,/user/42").split(",");
 const warmup = Number(option("--warmup", "60000"));
 const requests = Number(option("--requests", "20000"));
+// JIT decisions differ from process to process (on Node by a few hundred instructions), so each
+// kind can be started several times.
+const processes = Number(option("--processes", "1"));
 const servers = new URL(node ? "node/servers.mjs" : "load/servers.ts", import.meta.url).pathname;
 const runtime = node ? ["node", servers] : [Deno.execPath(), "run", "-A", servers];
 
@@ -90,14 +93,20 @@ for (const path of paths) {
   console.log(`\n${path}`);
   let anchor = 0;
   for (const kind of kinds) {
-    const [a, b] = await count(kind, path, ++port);
-    const mean = (a + b) / 2;
+    const means: number[] = [];
+    let unsettled = "";
+    for (let p = 0; p < processes; p++) {
+      const [a, b] = await count(kind, path, ++port);
+      means.push((a + b) / 2);
+      if (Math.abs(a - b) / means[p] > 0.01) unsettled = "  (windows differ: raise --warmup)";
+    }
+    const mean = means.reduce((x, y) => x + y) / processes;
     anchor ||= mean;
-    const unsettled = Math.abs(a - b) / mean > 0.01 ? "  (windows differ: raise --warmup)" : "";
     console.log(
-      `  ${kind.padEnd(12)} ${mean.toFixed(0).padStart(7)}  ` +
-        `${(mean / anchor).toFixed(3)} × ${kinds[0]}  windows ${a.toFixed(0)}, ${b.toFixed(0)}` +
-        unsettled,
+      `  ${kind.padEnd(12)} ${mean.toFixed(0).padStart(7)}  ${(mean / anchor).toFixed(3)} × ` +
+        `${kinds[0]}  ${processes > 1 ? "processes" : "process"} ${
+          means.map((m) => m.toFixed(0)).join(", ")
+        }${unsettled}`,
     );
   }
 }
