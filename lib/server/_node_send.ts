@@ -13,6 +13,7 @@ import {
   PLAIN,
   REAL,
   SOURCE,
+  STATUS,
   TEXT_TYPE,
 } from "./_node_response.ts";
 
@@ -121,6 +122,26 @@ export function send(response: Response, res: Writer, method: string, closing: b
 }
 
 function write(response: Response, res: Writer, method: string, closing: boolean): void {
+  // 0. the common case, its head made in one piece: a light response with a string body and no
+  //    header but the type that body implies (text, or JSON from Response.json()); its status is
+  //    one that has a body (the constructor refuses a body with any other)
+  if (
+    isNodeResponse(response) && response[REAL] === undefined &&
+    response[HEADERS] === undefined && !closing && method !== "HEAD"
+  ) {
+    const plain = response[PLAIN];
+    const source = response[SOURCE];
+    if (typeof source === "string" && (plain === undefined || plain === JSON_HEADERS)) {
+      res.writeHead(response[STATUS], [
+        "content-type",
+        plain === undefined ? TEXT_TYPE : "application/json",
+        "content-length",
+        `${Buffer.byteLength(source)}`,
+      ]);
+      res.end(source);
+      return;
+    }
+  }
   const h2 = res.http2 === true;
   const status = response.status;
   const head: Head = closing && !h2 ? ["connection", "close"] : [];
@@ -158,9 +179,13 @@ function write(response: Response, res: Writer, method: string, closing: boolean
   //    head, so Node would otherwise fall back to chunked encoding)
   if (stream === null) {
     if (!hasLength) {
+      // as a string: node:http checks every value with a regular expression, which takes its
+      // slow path for a number
       head.push(
         "content-length",
-        body == null ? 0 : typeof body === "string" ? Buffer.byteLength(body) : body.byteLength,
+        body == null
+          ? "0"
+          : `${typeof body === "string" ? Buffer.byteLength(body) : body.byteLength}`,
       );
     }
     res.writeHead(status, head);
