@@ -9,7 +9,7 @@ import { jsonDecoder } from "./json/_hook.ts";
 import type { DecodeResult } from "./json/json_error.ts";
 import type { Infer, StandardSchemaV1 } from "./json/standard_schema.ts";
 import type { Params } from "./types.ts";
-import type { ConnInfo } from "./server/types.ts";
+import { type ConnInfo, REQUEST_TARGET as TARGET_KEY } from "./server/types.ts";
 import { SAFE, SETTLED } from "./_settled.ts";
 
 /** The default limit of {@linkcode Context.body}: 1 MiB. */
@@ -24,6 +24,9 @@ export interface ResponseState {
 }
 
 const EMPTY_INFO: ConnInfo = {};
+// Imported bindings are read through a cell on every use; module constants are folded into the
+// compiled code.
+const REQUEST_TARGET: typeof TARGET_KEY = TARGET_KEY;
 
 /**
  * The request context: the request, its path params, the response state that built responses
@@ -95,6 +98,11 @@ export class Context<P extends Params = Params> {
   /** The request path without the query string, as sent (not percent-decoded). */
   get path(): string {
     if (this.#path === undefined) {
+      const target = (this.#req as { [REQUEST_TARGET]?: string })[REQUEST_TARGET];
+      if (target !== undefined) {
+        const end = target.indexOf("?");
+        return this.#path = end === -1 ? target : target.slice(0, end);
+      }
       const url = this.#req.url;
       // the authority starts after "http://" or "https://" (an indexOf is a builtin call)
       const authority = url.charCodeAt(4) === 58

@@ -130,6 +130,7 @@ export function onStream(
     {
       method,
       url: headers[":path"] ?? "/",
+      target: undefined,
       raw,
       http2: true,
     },

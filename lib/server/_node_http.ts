@@ -134,6 +134,7 @@ export function prepare(
     return problem({ status: 400, detail: "The request target or Host is malformed" });
   }
   if (head.http2 && headerBytes(head.raw) > MAX_HEADER_BYTES) return problem({ status: 431 });
+  if (head.url.charCodeAt(0) === 47 /* / */) head.target = head.url;
   head.url = url;
   // 2. the Request, lazy where Node allows it
   try {
@@ -201,7 +202,7 @@ function dispatch(
   const raw = incoming.rawHeaders;
   const prepared = prepare(
     state,
-    { method, url: incoming.url ?? "/", raw, http2: false },
+    { method, url: incoming.url ?? "/", target: undefined, raw, http2: false },
     hostOf(raw),
     hasBody(incoming, method) ? incoming : null,
     closer,

@@ -2,12 +2,15 @@
 import type { Buffer } from "node:buffer";
 import type * as http from "node:http";
 import { findHeader, NodeHeaders, realHeaders } from "./_node_headers.ts";
+import { REQUEST_TARGET } from "./types.ts";
 
 /** The request line and header block of a request, as the adapter read them. */
 export interface RequestHead {
   method: string;
   /** The absolute URL. */
   url: string;
+  /** The request target as sent, when it is in origin form (path and query). */
+  target: string | undefined;
   /** Node's raw header list: names and values, alternating. */
   raw: string[];
   http2: boolean;
@@ -49,18 +52,26 @@ const TO_REAL = Symbol("weft.toReal");
  * method and path never builds one.
  */
 class NodeRequest {
-  [HEAD]: RequestHead;
-  [INPUT]: BodySource | null;
-  [CLOSER]: Closable;
-  [HEADERS]: NodeHeaders | undefined = undefined;
-  [BODY]: ReadableStream<Uint8Array> | null | undefined = undefined;
-  [REAL]: Request | undefined = undefined;
-  [CONTROLLER]: AbortController | undefined = undefined;
+  // Declared only: the constructor assigns each once (no per-instance field definitions, which
+  // keep V8 from inlining the construction).
+  declare [HEAD]: RequestHead;
+  declare [INPUT]: BodySource | null;
+  declare [CLOSER]: Closable;
+  declare [HEADERS]: NodeHeaders | undefined;
+  declare [BODY]: ReadableStream<Uint8Array> | null | undefined;
+  declare [REAL]: Request | undefined;
+  declare [CONTROLLER]: AbortController | undefined;
+  declare [REQUEST_TARGET]: string | undefined;
 
   constructor(head: RequestHead, input: BodySource | null, closer: Closable) {
+    this[REQUEST_TARGET] = head.target;
     this[HEAD] = head;
     this[INPUT] = input;
     this[CLOSER] = closer;
+    this[HEADERS] = undefined;
+    this[BODY] = undefined;
+    this[REAL] = undefined;
+    this[CONTROLLER] = undefined;
   }
 
   get method(): string {
@@ -158,7 +169,13 @@ Object.setPrototypeOf(NodeRequest.prototype, Request.prototype);
 const LAZY = (() => {
   try {
     const probe = new NodeRequest(
-      { method: "GET", url: "http://localhost/probe", raw: ["x-probe", "1"], http2: false },
+      {
+        method: "GET",
+        url: "http://localhost/probe",
+        target: undefined,
+        raw: ["x-probe", "1"],
+        http2: false,
+      },
       null,
       { once() {}, destroyed: false },
     ) as unknown as Request;

@@ -20,6 +20,13 @@ export interface ConnInfo {
   remoteAddr?: { hostname: string; port: number };
 }
 
+/**
+ * The key under which a Request that a runtime adapter made itself may carry its request target
+ * as sent in origin form (path and query, starting with "/"): the Context reads its path from
+ * there instead of searching the absolute URL for it.
+ */
+export const REQUEST_TARGET: unique symbol = Symbol("weft.requestTarget");
+
 /** A fetch-style function that the runtime server calls for every request. */
 export type FetchFunction = (
   request: Request,

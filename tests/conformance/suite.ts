@@ -113,6 +113,16 @@ export const cases: Record<string, Case> = {
     assert.equal(res.httpVersion, "1.1");
     assert.equal(res.body, "plain text");
   },
+  async "routes by the path alone: a query string and escapes, over HTTP/1.1 and HTTP/2"(env) {
+    const h1 = await env.curl(["--http1.1", `${env.http}/hello/w%C3%B6rld?x=1&y=/2`]);
+    assert.equal(h1.status, 200);
+    assert.deepEqual(JSON.parse(h1.body), { hello: "wörld" });
+    const h2 = await env.curl(["--http2", "--cacert", env.caFile, `${env.https}/text?q=%3F`]);
+    assert.equal(h2.httpVersion, "2");
+    assert.equal(h2.body, "plain text");
+    const miss = await env.curl(["--http1.1", `${env.http}/text/?x=1`]);
+    assert.equal(miss.status, 404);
+  },
   async "h2c with prior knowledge"(env) {
     const res = await env.curl(["--http2-prior-knowledge", `${env.http}/hello/h2c`]);
     assert.equal(res.httpVersion, "2");
