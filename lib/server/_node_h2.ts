@@ -16,12 +16,8 @@ import {
   type ServerState,
   settle,
 } from "./_node_http.ts";
-import { NativeResponse as NATIVE_RESPONSE } from "./_node_response.ts";
+import { NativeResponse } from "./_node_response.ts";
 import { type Head, send, type Writer } from "./_node_send.ts";
-
-// Imported bindings are read through a cell on every use; a module constant is folded into the
-// compiled code, so that `instanceof` compiles to a prototype check instead of a generic call.
-const NativeResponse: typeof Response = NATIVE_RESPONSE;
 
 const { NGHTTP2_INTERNAL_ERROR } = http2.constants;
 

@@ -17,14 +17,10 @@ import {
   type RequestHead,
   toRequest,
 } from "./_node_request.ts";
-import { NativeResponse as NATIVE_RESPONSE } from "./_node_response.ts";
+import { NativeResponse } from "./_node_response.ts";
 import { send, type Writer } from "./_node_send.ts";
 import { acceptWebSocket, markUpgrade, type SocketRegistry, type Upgrade } from "./_node_ws.ts";
 import type { ConnInfo, FetchFunction, RuntimeServeOptions, RuntimeSocket } from "./types.ts";
-
-// Imported bindings are read through a cell on every use; a module constant is folded into the
-// compiled code, so that `instanceof` compiles to a prototype check instead of a generic call.
-const NativeResponse: typeof Response = NATIVE_RESPONSE;
 
 export const MAX_HEADER_BYTES = 16_384;
 export const MAX_H2_HEADER_LIST_BYTES = 65_536;
