@@ -10,13 +10,11 @@ import type { Socket } from "node:net";
 import {
   checked,
   connInfo,
+  handle,
   KEEP_ALIVE_TIMEOUT_MS,
-  prepare,
-  run,
   type ServerState,
   settle,
 } from "./_node_http.ts";
-import { NativeResponse } from "./_node_response.ts";
 import { type Head, send, type Writer } from "./_node_send.ts";
 
 const { NGHTTP2_INTERNAL_ERROR } = http2.constants;
@@ -121,22 +119,12 @@ export function onStream(
     }
     stream.additionalHeaders({ ":status": 100 });
   }
-  const prepared = prepare(
+  const result = handle(
     this,
-    {
-      method,
-      url: headers[":path"] ?? "/",
-      target: undefined,
-      raw,
-      http2: true,
-    },
+    { method, url: headers[":path"] ?? "/", target: undefined, raw, http2: true },
     headers[":authority"] ?? headers.host,
     stream.endAfterHeaders ? null : stream,
     writer,
-  );
-  const result = prepared instanceof NativeResponse ? prepared : run(
-    this,
-    prepared as Request,
     connInfo(stream.session?.socket as Socket | undefined),
     undefined,
   );
