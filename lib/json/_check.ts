@@ -334,13 +334,28 @@ function buildUnion(key: string, variants: readonly Schema[], cache: Cache): Pai
   const checks = variants.map((variant) => pairOf(variant, cache)[0]);
   const projects = variants.map((variant) => projector(pairOf(variant, cache)));
   const n = tags.length;
+  // up to four variants are compared one by one (a repeated last one is never reached)
+  const [t0, t1 = t0, t2 = t1, t3 = t2] = tags;
+  const [c0, c1 = c0, c2 = c1, c3 = c2] = checks;
   return [
-    function checkUnion(v, depth) {
-      if (!isObject(v)) return false;
-      const tag = member(v, key, guarded);
-      for (let i = 0; i < n; i++) if (tag === tags[i]) return checks[i](v, depth);
-      return false;
-    },
+    n <= 4
+      ? (v, depth) => {
+        if (!isObject(v)) return false;
+        const tag = guarded ? member(v, key, true) : v[key];
+        return tag === t0
+          ? c0(v, depth)
+          : tag === t1
+          ? c1(v, depth)
+          : tag === t2
+          ? c2(v, depth)
+          : tag === t3 && c3(v, depth);
+      }
+      : function checkUnion(v, depth) {
+        if (!isObject(v)) return false;
+        const tag = member(v, key, guarded);
+        for (let i = 0; i < n; i++) if (tag === tags[i]) return checks[i](v, depth);
+        return false;
+      },
     function projectUnion(v) {
       if (!isObject(v) || !Object.hasOwn(v, key)) return fail;
       const i = tags.indexOf(v[key] as LiteralValue);

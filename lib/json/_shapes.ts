@@ -9,6 +9,9 @@
 // take the generic path of _check.ts. The copies are identical but for their name (edit
 // shape0 and repeat it; tests/json/shapes_test.ts checks it). Projections load, then check,
 // then allocate and store, a sequence V8 compiles to one allocation with the members in place.
+// A check computes its members' depth once: TurboFan inlines callees into a function until
+// their bytecode adds up to 920 bytes, and a copy's check is 134 bytes so (162 with `d + 1`
+// per member), so more of a schema's tree is compiled into its root.
 
 // Exported bindings are read through a cell on every use; these module constants are folded
 // into the compiled code (comparing with an exported symbol is several times slower).
@@ -57,9 +60,12 @@ function shape0(k: Keys, c: Checks, q: Checks, p: Projects, next: Pair): Pair {
   const Out = function () {} as unknown as new () => Record<string, unknown>;
   Out.prototype = Object.prototype; // plain objects, sized by the engine for this shape
   return [
-    (v, d) =>
-      isObject(v) && d <= MAX && c0(v[k0], d + 1) && c1(v[k1], d + 1) && c2(v[k2], d + 1) &&
-      c3(v[k3], d + 1) && c4(v[k4], d + 1) && c5(v[k5], d + 1) && cn(v, d),
+    (v, d) => {
+      if (!isObject(v) || d > MAX) return false;
+      const e = d + 1;
+      return c0(v[k0], e) && c1(v[k1], e) && c2(v[k2], e) && c3(v[k3], e) && c4(v[k4], e) &&
+        c5(v[k5], e) && cn(v, d);
+    },
     (v, out) => {
       if (!isObject(v)) return fail;
       const x0 = v[k0], x1 = v[k1], x2 = v[k2], x3 = v[k3], x4 = v[k4], x5 = v[k5];
@@ -86,9 +92,12 @@ function shape1(k: Keys, c: Checks, q: Checks, p: Projects, next: Pair): Pair {
   const Out = function () {} as unknown as new () => Record<string, unknown>;
   Out.prototype = Object.prototype; // plain objects, sized by the engine for this shape
   return [
-    (v, d) =>
-      isObject(v) && d <= MAX && c0(v[k0], d + 1) && c1(v[k1], d + 1) && c2(v[k2], d + 1) &&
-      c3(v[k3], d + 1) && c4(v[k4], d + 1) && c5(v[k5], d + 1) && cn(v, d),
+    (v, d) => {
+      if (!isObject(v) || d > MAX) return false;
+      const e = d + 1;
+      return c0(v[k0], e) && c1(v[k1], e) && c2(v[k2], e) && c3(v[k3], e) && c4(v[k4], e) &&
+        c5(v[k5], e) && cn(v, d);
+    },
     (v, out) => {
       if (!isObject(v)) return fail;
       const x0 = v[k0], x1 = v[k1], x2 = v[k2], x3 = v[k3], x4 = v[k4], x5 = v[k5];
@@ -115,9 +124,12 @@ function shape2(k: Keys, c: Checks, q: Checks, p: Projects, next: Pair): Pair {
   const Out = function () {} as unknown as new () => Record<string, unknown>;
   Out.prototype = Object.prototype; // plain objects, sized by the engine for this shape
   return [
-    (v, d) =>
-      isObject(v) && d <= MAX && c0(v[k0], d + 1) && c1(v[k1], d + 1) && c2(v[k2], d + 1) &&
-      c3(v[k3], d + 1) && c4(v[k4], d + 1) && c5(v[k5], d + 1) && cn(v, d),
+    (v, d) => {
+      if (!isObject(v) || d > MAX) return false;
+      const e = d + 1;
+      return c0(v[k0], e) && c1(v[k1], e) && c2(v[k2], e) && c3(v[k3], e) && c4(v[k4], e) &&
+        c5(v[k5], e) && cn(v, d);
+    },
     (v, out) => {
       if (!isObject(v)) return fail;
       const x0 = v[k0], x1 = v[k1], x2 = v[k2], x3 = v[k3], x4 = v[k4], x5 = v[k5];
@@ -144,9 +156,12 @@ function shape3(k: Keys, c: Checks, q: Checks, p: Projects, next: Pair): Pair {
   const Out = function () {} as unknown as new () => Record<string, unknown>;
   Out.prototype = Object.prototype; // plain objects, sized by the engine for this shape
   return [
-    (v, d) =>
-      isObject(v) && d <= MAX && c0(v[k0], d + 1) && c1(v[k1], d + 1) && c2(v[k2], d + 1) &&
-      c3(v[k3], d + 1) && c4(v[k4], d + 1) && c5(v[k5], d + 1) && cn(v, d),
+    (v, d) => {
+      if (!isObject(v) || d > MAX) return false;
+      const e = d + 1;
+      return c0(v[k0], e) && c1(v[k1], e) && c2(v[k2], e) && c3(v[k3], e) && c4(v[k4], e) &&
+        c5(v[k5], e) && cn(v, d);
+    },
     (v, out) => {
       if (!isObject(v)) return fail;
       const x0 = v[k0], x1 = v[k1], x2 = v[k2], x3 = v[k3], x4 = v[k4], x5 = v[k5];
@@ -173,9 +188,12 @@ function shape4(k: Keys, c: Checks, q: Checks, p: Projects, next: Pair): Pair {
   const Out = function () {} as unknown as new () => Record<string, unknown>;
   Out.prototype = Object.prototype; // plain objects, sized by the engine for this shape
   return [
-    (v, d) =>
-      isObject(v) && d <= MAX && c0(v[k0], d + 1) && c1(v[k1], d + 1) && c2(v[k2], d + 1) &&
-      c3(v[k3], d + 1) && c4(v[k4], d + 1) && c5(v[k5], d + 1) && cn(v, d),
+    (v, d) => {
+      if (!isObject(v) || d > MAX) return false;
+      const e = d + 1;
+      return c0(v[k0], e) && c1(v[k1], e) && c2(v[k2], e) && c3(v[k3], e) && c4(v[k4], e) &&
+        c5(v[k5], e) && cn(v, d);
+    },
     (v, out) => {
       if (!isObject(v)) return fail;
       const x0 = v[k0], x1 = v[k1], x2 = v[k2], x3 = v[k3], x4 = v[k4], x5 = v[k5];
@@ -202,9 +220,12 @@ function shape5(k: Keys, c: Checks, q: Checks, p: Projects, next: Pair): Pair {
   const Out = function () {} as unknown as new () => Record<string, unknown>;
   Out.prototype = Object.prototype; // plain objects, sized by the engine for this shape
   return [
-    (v, d) =>
-      isObject(v) && d <= MAX && c0(v[k0], d + 1) && c1(v[k1], d + 1) && c2(v[k2], d + 1) &&
-      c3(v[k3], d + 1) && c4(v[k4], d + 1) && c5(v[k5], d + 1) && cn(v, d),
+    (v, d) => {
+      if (!isObject(v) || d > MAX) return false;
+      const e = d + 1;
+      return c0(v[k0], e) && c1(v[k1], e) && c2(v[k2], e) && c3(v[k3], e) && c4(v[k4], e) &&
+        c5(v[k5], e) && cn(v, d);
+    },
     (v, out) => {
       if (!isObject(v)) return fail;
       const x0 = v[k0], x1 = v[k1], x2 = v[k2], x3 = v[k3], x4 = v[k4], x5 = v[k5];
@@ -231,9 +252,12 @@ function shape6(k: Keys, c: Checks, q: Checks, p: Projects, next: Pair): Pair {
   const Out = function () {} as unknown as new () => Record<string, unknown>;
   Out.prototype = Object.prototype; // plain objects, sized by the engine for this shape
   return [
-    (v, d) =>
-      isObject(v) && d <= MAX && c0(v[k0], d + 1) && c1(v[k1], d + 1) && c2(v[k2], d + 1) &&
-      c3(v[k3], d + 1) && c4(v[k4], d + 1) && c5(v[k5], d + 1) && cn(v, d),
+    (v, d) => {
+      if (!isObject(v) || d > MAX) return false;
+      const e = d + 1;
+      return c0(v[k0], e) && c1(v[k1], e) && c2(v[k2], e) && c3(v[k3], e) && c4(v[k4], e) &&
+        c5(v[k5], e) && cn(v, d);
+    },
     (v, out) => {
       if (!isObject(v)) return fail;
       const x0 = v[k0], x1 = v[k1], x2 = v[k2], x3 = v[k3], x4 = v[k4], x5 = v[k5];
@@ -260,9 +284,12 @@ function shape7(k: Keys, c: Checks, q: Checks, p: Projects, next: Pair): Pair {
   const Out = function () {} as unknown as new () => Record<string, unknown>;
   Out.prototype = Object.prototype; // plain objects, sized by the engine for this shape
   return [
-    (v, d) =>
-      isObject(v) && d <= MAX && c0(v[k0], d + 1) && c1(v[k1], d + 1) && c2(v[k2], d + 1) &&
-      c3(v[k3], d + 1) && c4(v[k4], d + 1) && c5(v[k5], d + 1) && cn(v, d),
+    (v, d) => {
+      if (!isObject(v) || d > MAX) return false;
+      const e = d + 1;
+      return c0(v[k0], e) && c1(v[k1], e) && c2(v[k2], e) && c3(v[k3], e) && c4(v[k4], e) &&
+        c5(v[k5], e) && cn(v, d);
+    },
     (v, out) => {
       if (!isObject(v)) return fail;
       const x0 = v[k0], x1 = v[k1], x2 = v[k2], x3 = v[k3], x4 = v[k4], x5 = v[k5];
@@ -289,9 +316,12 @@ function shape8(k: Keys, c: Checks, q: Checks, p: Projects, next: Pair): Pair {
   const Out = function () {} as unknown as new () => Record<string, unknown>;
   Out.prototype = Object.prototype; // plain objects, sized by the engine for this shape
   return [
-    (v, d) =>
-      isObject(v) && d <= MAX && c0(v[k0], d + 1) && c1(v[k1], d + 1) && c2(v[k2], d + 1) &&
-      c3(v[k3], d + 1) && c4(v[k4], d + 1) && c5(v[k5], d + 1) && cn(v, d),
+    (v, d) => {
+      if (!isObject(v) || d > MAX) return false;
+      const e = d + 1;
+      return c0(v[k0], e) && c1(v[k1], e) && c2(v[k2], e) && c3(v[k3], e) && c4(v[k4], e) &&
+        c5(v[k5], e) && cn(v, d);
+    },
     (v, out) => {
       if (!isObject(v)) return fail;
       const x0 = v[k0], x1 = v[k1], x2 = v[k2], x3 = v[k3], x4 = v[k4], x5 = v[k5];
@@ -318,9 +348,12 @@ function shape9(k: Keys, c: Checks, q: Checks, p: Projects, next: Pair): Pair {
   const Out = function () {} as unknown as new () => Record<string, unknown>;
   Out.prototype = Object.prototype; // plain objects, sized by the engine for this shape
   return [
-    (v, d) =>
-      isObject(v) && d <= MAX && c0(v[k0], d + 1) && c1(v[k1], d + 1) && c2(v[k2], d + 1) &&
-      c3(v[k3], d + 1) && c4(v[k4], d + 1) && c5(v[k5], d + 1) && cn(v, d),
+    (v, d) => {
+      if (!isObject(v) || d > MAX) return false;
+      const e = d + 1;
+      return c0(v[k0], e) && c1(v[k1], e) && c2(v[k2], e) && c3(v[k3], e) && c4(v[k4], e) &&
+        c5(v[k5], e) && cn(v, d);
+    },
     (v, out) => {
       if (!isObject(v)) return fail;
       const x0 = v[k0], x1 = v[k1], x2 = v[k2], x3 = v[k3], x4 = v[k4], x5 = v[k5];
@@ -347,9 +380,12 @@ function shape10(k: Keys, c: Checks, q: Checks, p: Projects, next: Pair): Pair {
   const Out = function () {} as unknown as new () => Record<string, unknown>;
   Out.prototype = Object.prototype; // plain objects, sized by the engine for this shape
   return [
-    (v, d) =>
-      isObject(v) && d <= MAX && c0(v[k0], d + 1) && c1(v[k1], d + 1) && c2(v[k2], d + 1) &&
-      c3(v[k3], d + 1) && c4(v[k4], d + 1) && c5(v[k5], d + 1) && cn(v, d),
+    (v, d) => {
+      if (!isObject(v) || d > MAX) return false;
+      const e = d + 1;
+      return c0(v[k0], e) && c1(v[k1], e) && c2(v[k2], e) && c3(v[k3], e) && c4(v[k4], e) &&
+        c5(v[k5], e) && cn(v, d);
+    },
     (v, out) => {
       if (!isObject(v)) return fail;
       const x0 = v[k0], x1 = v[k1], x2 = v[k2], x3 = v[k3], x4 = v[k4], x5 = v[k5];
@@ -376,9 +412,12 @@ function shape11(k: Keys, c: Checks, q: Checks, p: Projects, next: Pair): Pair {
   const Out = function () {} as unknown as new () => Record<string, unknown>;
   Out.prototype = Object.prototype; // plain objects, sized by the engine for this shape
   return [
-    (v, d) =>
-      isObject(v) && d <= MAX && c0(v[k0], d + 1) && c1(v[k1], d + 1) && c2(v[k2], d + 1) &&
-      c3(v[k3], d + 1) && c4(v[k4], d + 1) && c5(v[k5], d + 1) && cn(v, d),
+    (v, d) => {
+      if (!isObject(v) || d > MAX) return false;
+      const e = d + 1;
+      return c0(v[k0], e) && c1(v[k1], e) && c2(v[k2], e) && c3(v[k3], e) && c4(v[k4], e) &&
+        c5(v[k5], e) && cn(v, d);
+    },
     (v, out) => {
       if (!isObject(v)) return fail;
       const x0 = v[k0], x1 = v[k1], x2 = v[k2], x3 = v[k3], x4 = v[k4], x5 = v[k5];

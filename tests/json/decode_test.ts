@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { type DecodeResult, json, type JsonError, schema as s } from "../../lib/json/mod.ts";
+import { compiled } from "../../lib/json/_check.ts";
 
 const enc = new TextEncoder();
 const any = s.any();
@@ -306,6 +307,45 @@ Deno.test("json.decode() picks a union variant by its discriminator", () => {
   assert.equal(inVariant.kind === "missing_field" && inVariant.path, "$.h");
   const notObject = error(json.decode("[]", Shape));
   assert.equal(notObject.kind === "type_mismatch" && notObject.expected, "object");
+});
+
+Deno.test("json.decode() picks any of five variants, and discriminates on an inherited name", () => {
+  // up to four variants are compared one by one, more in a loop; both, cold and hot
+  const tags = ["a", "b", "c", "d", "e"] as const;
+  const Five = s.union("t", [
+    s.object({ t: s.literal(tags[0]), n: s.integer() }),
+    s.object({ t: s.literal(tags[1]), n: s.string() }),
+    s.object({ t: s.literal(tags[2]), n: s.boolean() }),
+    s.object({ t: s.literal(tags[3]), n: s.null() }),
+    s.object({ t: s.literal(tags[4]), n: s.number() }),
+  ]);
+  const Four = s.union("constructor", [
+    s.object({ constructor: s.literal(1) }),
+    s.object({ constructor: s.literal(2), x: s.string() }),
+    s.object({ constructor: s.literal(3) }),
+    s.object({ constructor: s.literal(4) }),
+  ]);
+  const good = ['{"t":"a","n":1}', '{"t":"b","n":"x"}', '{"t":"c","n":true}', '{"t":"d","n":null}'];
+  const check = (text: string, schema: object) => compiled(schema)!.check(JSON.parse(text), 1);
+  for (let i = 0; i < 100; i++) {
+    for (const text of [...good, '{"t":"e","n":1.5}']) {
+      assert.ok(json.decode(text, Five).ok, text);
+      assert.ok(check(text, Five), text); // the fast pass alone
+    }
+    const e = error(json.decode('{"t":"e","n":"1"}', Five));
+    assert.equal(e.kind === "type_mismatch" && e.path, "$.n");
+    const f = error(json.decode('{"t":"f"}', Five));
+    assert.equal(f.kind === "type_mismatch" && f.path, "$.t");
+    for (const text of ['{"constructor":4}', '{"constructor":2,"x":"y"}']) {
+      assert.ok(json.decode(text, Four).ok, text);
+      assert.ok(check(text, Four), text);
+    }
+    assert.ok(!check('{"constructor":2}', Four));
+    const inherited = error(json.decode("{}", Four));
+    assert.equal(inherited.kind === "missing_field" && inherited.field, "constructor");
+    const five = error(json.decode('{"constructor":5}', Four));
+    assert.equal(five.kind === "type_mismatch" && five.path, "$.constructor");
+  }
 });
 
 Deno.test("json.decode() returns the parsed value itself, with no copy", () => {

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { json, type JsonError } from "../../lib/json/mod.ts";
 import { freeCopies } from "../../lib/json/_shapes.ts";
+import { compiled } from "../../lib/json/_check.ts";
 import { build, descArb, heat, reference, valueArb } from "./_schema_arbitraries.ts";
 
 const RUNS = { numRuns: 10_000 };
@@ -19,6 +20,9 @@ Deno.test("json.decode() gives exactly one of ok, type_mismatch, missing_field, 
       const text = JSON.stringify(value);
       const result = json.decode(text, schema);
       const expected = reference(d, JSON.parse(text), []);
+      // the fast pass answers alone, before the slow pass names a failure
+      const fast = () => compiled(schema)!.check(JSON.parse(text), 1);
+      assert.equal(fast(), expected.kind === "ok", `check of ${text}`);
       if (expected.kind === "ok") {
         assert.ok(result.ok, `${text}: ${!result.ok && result.error.message}`);
         assert.deepStrictEqual(result.value, JSON.parse(text));
@@ -42,6 +46,7 @@ Deno.test("json.decode() gives exactly one of ok, type_mismatch, missing_field, 
       freeCopies();
       heat(() => json.decode(text, schema));
       assert.deepStrictEqual(json.decode(text, schema), result);
+      assert.equal(fast(), expected.kind === "ok", `hot check of ${text}`);
       assert.deepStrictEqual(schema["~standard"].validate(JSON.parse(text)), standard);
     }),
     RUNS,
