@@ -5,8 +5,14 @@
 // of its per-round ratios with that median's 95% confidence interval, and the range holding the
 // middle 80% of the ratios.
 //
+// One process's figures are one sample of what the JIT decides (which calls it inlines, when
+// it compiles what), and those decisions differ from process to process by more than the
+// confidence interval of a run. With --processes N the groups run in N processes one after
+// the other, and each case's median ratio is given as the median over the processes with
+// their range.
+//
 //   deno run -A bench/interleaved.ts [--filter <text in a group's title>] [--rounds 150]
-//                                    [--batch-ms 2]
+//                                    [--batch-ms 2] [--processes 1]
 import { type Case, groups } from "./_groups.ts";
 import "./router_bench.ts";
 import "./json_bench.ts";
@@ -20,6 +26,10 @@ const option = (name: string, fallback: string) => {
 const FILTER = option("--filter", "");
 const ROUNDS = Number(option("--rounds", "150"));
 const BATCH_MS = Number(option("--batch-ms", "2"));
+const PROCESSES = Number(option("--processes", "1"));
+// a child of --processes reports each group as one line of JSON after this mark
+const REPORT = "interleaved-report ";
+const CHILD = args.includes("--child");
 
 /** Runs `fn` `n` times and returns the milliseconds it took. */
 async function batch(fn: Case["fn"], n: number, async: boolean): Promise<number> {
@@ -64,14 +74,21 @@ async function run(title: string, cases: Case[]): Promise<void> {
       perCall[i].push(await batch(cases[i].fn, sizes[i], async[i]) / sizes[i]);
     }
   }
+  const mids = perCall.map((times) => quantile([...times].sort((a, b) => a - b), 0.5));
+  const ratiosOf = (i: number) =>
+    perCall[i].map((t, r) => t / perCall[base][r]).sort((a, b) => a - b);
+  if (CHILD) {
+    const ratios = cases.map((_, i) => base === -1 ? null : quantile(ratiosOf(i), 0.5));
+    console.log(REPORT + JSON.stringify({ title, names: cases.map((c) => c.name), mids, ratios }));
+    return;
+  }
   console.log(
     `\n${title}: ${ROUNDS} rounds, batches of ~${BATCH_MS} ms, ratios to ${cases[base]?.name}`,
   );
   for (const [i, c] of cases.entries()) {
-    const mid = quantile([...perCall[i]].sort((a, b) => a - b), 0.5);
-    let line = `  ${c.name.padEnd(48)} ${time(mid).padStart(10)}`;
+    let line = `  ${c.name.padEnd(48)} ${time(mids[i]).padStart(10)}`;
     if (base !== -1 && i !== base) {
-      const ratios = perCall[i].map((t, r) => t / perCall[base][r]).sort((a, b) => a - b);
+      const ratios = ratiosOf(i);
       // the 95% confidence interval of the median, from the order statistics of the rounds
       const half = 0.98 * Math.sqrt(ratios.length);
       const lo = ratios[Math.max(0, Math.floor(ratios.length / 2 - half))];
@@ -83,6 +100,48 @@ async function run(title: string, cases: Case[]): Promise<void> {
   }
 }
 
-for (const [title, cases] of groups) {
-  if (title.includes(FILTER)) await run(title, cases);
+interface Report {
+  title: string;
+  names: string[];
+  mids: number[];
+  ratios: (number | null)[];
+}
+
+/** Runs the groups in `PROCESSES` processes in turn and prints each case over the processes. */
+async function acrossProcesses(): Promise<void> {
+  const reports = new Map<string, Report[]>();
+  for (let p = 0; p < PROCESSES; p++) {
+    const child = [...args.filter((a, i) => a !== "--processes" && args[i - 1] !== "--processes")];
+    const output = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", new URL(import.meta.url).pathname, ...child, "--child"],
+      stderr: "inherit",
+    }).output();
+    if (!output.success) throw new Error(`process ${p + 1} of ${PROCESSES} failed`);
+    for (const line of new TextDecoder().decode(output.stdout).split("\n")) {
+      if (!line.startsWith(REPORT)) continue;
+      const report: Report = JSON.parse(line.slice(REPORT.length));
+      reports.set(report.title, [...reports.get(report.title) ?? [], report]);
+    }
+  }
+  for (const [title, runs] of reports) {
+    console.log(`\n${title}: ${PROCESSES} processes of ${ROUNDS} rounds, medians over processes`);
+    for (const [i, name] of runs[0].names.entries()) {
+      const mid = quantile(runs.map((r) => r.mids[i]).sort((a, b) => a - b), 0.5);
+      let line = `  ${name.padEnd(48)} ${time(mid).padStart(10)}`;
+      const ratios = runs.map((r) => r.ratios[i]).filter((r) => r !== null).sort((a, b) => a - b);
+      if (ratios.length > 0 && ratios.some((r) => r !== 1)) {
+        line += `  ${quantile(ratios, 0.5).toFixed(3)} × (processes ${
+          ratios.map((r) => r.toFixed(3)).join(" ")
+        })`;
+      } else line += "  (baseline)";
+      console.log(line);
+    }
+  }
+}
+
+if (PROCESSES > 1 && !CHILD) await acrossProcesses();
+else {
+  for (const [title, cases] of groups) {
+    if (title.includes(FILTER)) await run(title, cases);
+  }
 }
