@@ -169,6 +169,28 @@ Deno.test("json.decode() rejects non-finite numbers and integers beyond 2^53", (
   });
   assert.equal(error(json.decode("-1e400", s.integer())).kind, "type_mismatch");
   assert.equal(error(json.decode("[1e999]", s.any())).kind, "type_mismatch");
+  // as object members, cold (the generic path) and hot (the object's own copy)
+  const Member = s.object({
+    n: s.number(),
+    i: s.integer(),
+    m: s.nullable(s.number()),
+    o: s.optional(s.number()),
+  });
+  for (let k = 0; k < 100; k++) {
+    for (
+      const [text, path] of [
+        ['{"n":1e400,"i":1,"m":null}', "$.n"],
+        ['{"n":1,"i":2e400,"m":null}', "$.i"],
+        ['{"n":1,"i":9007199254740992,"m":null}', "$.i"],
+        ['{"n":1,"i":1,"m":-1e400}', "$.m"],
+        ['{"n":1,"i":1,"m":null,"o":1e400}', "$.o"],
+      ]
+    ) {
+      const e = error(json.decode(text, Member));
+      assert.equal(e.kind === "type_mismatch" && e.path, path, text);
+    }
+    assert.ok(json.decode('{"n":1.5,"i":1,"m":2,"o":3}', Member).ok);
+  }
   assert.deepEqual(json.decode("9007199254740991", s.integer()), {
     ok: true,
     value: 9007199254740991,
