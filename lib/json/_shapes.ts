@@ -9,9 +9,9 @@
 // take the generic path of _check.ts. The copies are identical but for their name (edit
 // shape0 and repeat it; tests/json/shapes_test.ts checks it). Projections load, then check,
 // then allocate and store, a sequence V8 compiles to one allocation with the members in place.
-// A check computes its members' depth once: TurboFan inlines callees into a function until
-// their bytecode adds up to 920 bytes, and a copy's check is 134 bytes so (162 with `d + 1`
-// per member), so more of a schema's tree is compiled into its root.
+// A check computes its members' depth once, which keeps it at 134 bytes of bytecode (162 with
+// `d + 1` per member): TurboFan stops inlining callees into a function once their bytecode
+// adds up to 920 bytes, so smaller checks let more of a schema's tree compile into its root.
 
 // Exported bindings are read through a cell on every use; these module constants are folded
 // into the compiled code (comparing with an exported symbol is several times slower).
