@@ -341,7 +341,7 @@ function buildUnion(key: string, variants: readonly Schema[], cache: Cache): Pai
     n <= 4
       ? (v, depth) => {
         if (!isObject(v)) return false;
-        const tag = guarded ? member(v, key, true) : v[key];
+        const tag = member(v, key, guarded);
         return tag === t0
           ? c0(v, depth)
           : tag === t1
