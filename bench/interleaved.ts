@@ -78,8 +78,9 @@ async function run(title: string, cases: Case[]): Promise<void> {
   const ratiosOf = (i: number) =>
     perCall[i].map((t, r) => t / perCall[base][r]).sort((a, b) => a - b);
   if (CHILD) {
-    const ratios = cases.map((_, i) => base === -1 ? null : quantile(ratiosOf(i), 0.5));
-    console.log(REPORT + JSON.stringify({ title, names: cases.map((c) => c.name), mids, ratios }));
+    const ratios = cases.map((_, i) => base === -1 || i === base ? 0 : quantile(ratiosOf(i), 0.5));
+    const report: Report = { title, names: cases.map((c) => c.name), base, mids, ratios };
+    console.log(REPORT + JSON.stringify(report));
     return;
   }
   console.log(
@@ -100,18 +101,20 @@ async function run(title: string, cases: Case[]): Promise<void> {
   }
 }
 
+/** A group's figures from one process: per case, its median time and median ratio to `base`. */
 interface Report {
   title: string;
   names: string[];
+  base: number;
   mids: number[];
-  ratios: (number | null)[];
+  ratios: number[];
 }
 
 /** Runs the groups in `PROCESSES` processes in turn and prints each case over the processes. */
 async function acrossProcesses(): Promise<void> {
   const reports = new Map<string, Report[]>();
+  const child = args.filter((a, i) => a !== "--processes" && args[i - 1] !== "--processes");
   for (let p = 0; p < PROCESSES; p++) {
-    const child = [...args.filter((a, i) => a !== "--processes" && args[i - 1] !== "--processes")];
     const output = await new Deno.Command(Deno.execPath(), {
       args: ["run", "-A", new URL(import.meta.url).pathname, ...child, "--child"],
       stderr: "inherit",
@@ -128,12 +131,13 @@ async function acrossProcesses(): Promise<void> {
     for (const [i, name] of runs[0].names.entries()) {
       const mid = quantile(runs.map((r) => r.mids[i]).sort((a, b) => a - b), 0.5);
       let line = `  ${name.padEnd(48)} ${time(mid).padStart(10)}`;
-      const ratios = runs.map((r) => r.ratios[i]).filter((r) => r !== null).sort((a, b) => a - b);
-      if (ratios.length > 0 && ratios.some((r) => r !== 1)) {
+      const base = runs[0].base;
+      if (base !== -1 && i !== base) {
+        const ratios = runs.map((r) => r.ratios[i]).sort((a, b) => a - b);
         line += `  ${quantile(ratios, 0.5).toFixed(3)} × (processes ${
           ratios.map((r) => r.toFixed(3)).join(" ")
         })`;
-      } else line += "  (baseline)";
+      } else if (i === base) line += "  (baseline)";
       console.log(line);
     }
   }
