@@ -333,13 +333,12 @@ Deno.test("json.decode() picks a union variant by its discriminator", () => {
 
 Deno.test("json.decode() picks any of five variants, and discriminates on an inherited name", () => {
   // up to four variants are compared one by one, more in a loop; both, cold and hot
-  const tags = ["a", "b", "c", "d", "e"] as const;
   const Five = s.union("t", [
-    s.object({ t: s.literal(tags[0]), n: s.integer() }),
-    s.object({ t: s.literal(tags[1]), n: s.string() }),
-    s.object({ t: s.literal(tags[2]), n: s.boolean() }),
-    s.object({ t: s.literal(tags[3]), n: s.null() }),
-    s.object({ t: s.literal(tags[4]), n: s.number() }),
+    s.object({ t: s.literal("a"), n: s.integer() }),
+    s.object({ t: s.literal("b"), n: s.string() }),
+    s.object({ t: s.literal("c"), n: s.boolean() }),
+    s.object({ t: s.literal("d"), n: s.null() }),
+    s.object({ t: s.literal("e"), n: s.number() }),
   ]);
   const Four = s.union("constructor", [
     s.object({ constructor: s.literal(1) }),
