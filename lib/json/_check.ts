@@ -33,13 +33,52 @@ interface Cache {
 }
 const pairs: Cache = new WeakMap<Schema, Pair>();
 
-function pairOf(schema: Schema, cache: Cache): Pair {
-  let pair = cache.get(schema);
+// A hot tree is built for the root at depth 1, and its object copies pass their members the
+// depth they sit at, a constant of the copy. So a hot pair serves another place of its schema
+// only where nothing in it depends on the depth: no `any` below, and no level beyond the limit.
+function pairOf(schema: Schema, cache: Cache, depth: number): Pair {
+  const shared = cache === pairs || depth + height(schema) <= maxDepth + 1;
+  let pair = shared ? cache.get(schema) : undefined;
   if (pair === undefined) {
-    pair = build(schema, cache);
-    cache.set(schema, pair);
+    pair = build(schema, cache, depth);
+    if (shared) cache.set(schema, pair);
   }
   return pair;
+}
+
+const heights = new WeakMap<Schema, number>();
+
+// The levels of arrays and objects a schema can walk, Infinity under `any`.
+function height(s: Schema): number {
+  let h = heights.get(s);
+  if (h === undefined) {
+    const of = (inner: unknown) => height(inner as Schema);
+    switch (s.kind) {
+      case "any":
+        h = Infinity;
+        break;
+      case "optional":
+      case "nullable":
+        h = of(s.inner);
+        break;
+      case "array":
+        h = 1 + of(s.item);
+        break;
+      case "record":
+        h = 1 + of(s.value);
+        break;
+      case "object":
+        h = 1 + Object.values(s.shape).reduce((max: number, m) => Math.max(max, of(m)), 0);
+        break;
+      case "union":
+        h = s.variants.reduce((max: number, v) => Math.max(max, of(v)), 0);
+        break;
+      default:
+        h = 0;
+    }
+    heights.set(s, h);
+  }
+  return h;
 }
 
 /** A schema as json.decode, json.encode and `~standard.validate` use it. */
@@ -57,7 +96,7 @@ const roots = new WeakMap<Schema, Root>();
 export function compiled(schema: object): Root | undefined {
   const root = roots.get(schema as Schema);
   if (root !== undefined && root.uses < HOT && ++root.uses === HOT) {
-    const pair = pairOf(schema as Schema, new Map());
+    const pair = pairOf(schema as Schema, new Map(), 1);
     root.check = pair[0];
     root.project = projector(pair);
   }
@@ -90,7 +129,7 @@ export function rootFinder(
 export function compile(schema: Schema): Root {
   let root = compiled(schema);
   if (root === undefined) {
-    const pair = pairOf(schema, pairs);
+    const pair = pairOf(schema, pairs, 1);
     root = { check: pair[0], project: projector(pair), uses: 1 };
     roots.set(schema, root);
   }
@@ -179,7 +218,7 @@ function oneOf(values: readonly unknown[]): Pair {
   ];
 }
 
-function build(s: Schema, cache: Cache): Pair {
+function build(s: Schema, cache: Cache, depth: number): Pair {
   switch (s.kind) {
     case "string":
       return STRING;
@@ -198,7 +237,7 @@ function build(s: Schema, cache: Cache): Pair {
     case "enum":
       return oneOf(s.values);
     case "optional": {
-      const inner = pairOf(s.inner as Schema, cache);
+      const inner = pairOf(s.inner as Schema, cache, depth);
       const check = inner[0], project = projector(inner);
       // only object members may be absent (buildObject lets them)
       return [
@@ -207,20 +246,20 @@ function build(s: Schema, cache: Cache): Pair {
       ];
     }
     case "nullable": {
-      const [check, project] = pairOf(s.inner as Schema, cache);
+      const [check, project] = pairOf(s.inner as Schema, cache, depth);
       return [
         OR_NULL[(s.inner as Schema).kind] ?? ((v, depth) => v === null || check(v, depth)),
         project === same ? same : (v) => v === null ? v : project(v),
       ];
     }
     case "array":
-      return buildArray(s.item as Schema, cache);
+      return buildArray(s.item as Schema, cache, depth);
     case "record":
-      return buildRecord(s.value as Schema, cache);
+      return buildRecord(s.value as Schema, cache, depth);
     case "object":
-      return buildObject(s.shape, s.unknownKeys === "reject", cache);
+      return buildObject(s.shape, s.unknownKeys === "reject", cache, depth);
     case "union":
-      return buildUnion(s.discriminator, s.variants as readonly Schema[], cache);
+      return buildUnion(s.discriminator, s.variants as readonly Schema[], cache, depth);
   }
 }
 
@@ -252,10 +291,10 @@ const ARRAY_OF: Readonly<Partial<Record<Schema["kind"], Check>>> = {
   },
 };
 
-function buildArray(itemSchema: Schema, cache: Cache): Pair {
+function buildArray(itemSchema: Schema, cache: Cache, depth: number): Pair {
   const leaves = ARRAY_OF[itemSchema.kind];
   if (leaves !== undefined) return [leaves, same];
-  const [item, itemProject] = pairOf(itemSchema, cache);
+  const [item, itemProject] = pairOf(itemSchema, cache, depth + 1);
   const checkArray: Check = (v, depth) => {
     if (!isArray(v) || depth > maxDepth) return false;
     for (let i = 0; i < v.length; i++) if (!item(v[i], depth + 1)) return false;
@@ -292,8 +331,8 @@ function put(out: Record<string, unknown>, key: string, value: unknown): void {
   }
 }
 
-function buildRecord(valueSchema: Schema, cache: Cache): Pair {
-  const [value, valueProject] = pairOf(valueSchema, cache);
+function buildRecord(valueSchema: Schema, cache: Cache, depth: number): Pair {
+  const [value, valueProject] = pairOf(valueSchema, cache, depth + 1);
   // whether every own member of an object is valid
   const members: Check = valueSchema.kind === "string"
     ? (v) => {
@@ -328,11 +367,16 @@ function buildRecord(valueSchema: Schema, cache: Cache): Pair {
   }];
 }
 
-function buildUnion(key: string, variants: readonly Schema[], cache: Cache): Pair {
+function buildUnion(
+  key: string,
+  variants: readonly Schema[],
+  cache: Cache,
+  depth: number,
+): Pair {
   const guarded = inherited(key);
   const tags = variants.map((variant) => tagOf((variant as { shape: Shape }).shape, key));
-  const checks = variants.map((variant) => pairOf(variant, cache)[0]);
-  const projects = variants.map((variant) => projector(pairOf(variant, cache)));
+  const checks = variants.map((variant) => pairOf(variant, cache, depth)[0]);
+  const projects = variants.map((variant) => projector(pairOf(variant, cache, depth)));
   const n = tags.length;
   // up to four variants are compared one by one (a repeated last one is never reached)
   const [t0, t1 = t0, t2 = t1, t3 = t2] = tags;
@@ -340,8 +384,8 @@ function buildUnion(key: string, variants: readonly Schema[], cache: Cache): Pai
   return [
     n <= 4
       ? (v, depth) => {
-        if (!isObject(v)) return false;
-        const tag = member(v, key, guarded);
+        if (v == null) return false; // each variant tests for an object
+        const tag = member(v as Record<string, unknown>, key, guarded);
         return tag === t0
           ? c0(v, depth)
           : tag === t1
@@ -369,7 +413,7 @@ const end: Project = (_v, out) => out;
 // A key no JSON object has, for the free slots of a copy when no member is a leaf.
 const NO_KEY = Symbol() as unknown as string;
 
-function buildObject(shapeOf: Shape, reject: boolean, cache: Cache): Pair {
+function buildObject(shapeOf: Shape, reject: boolean, cache: Cache, depth: number): Pair {
   const keys = Object.keys(shapeOf);
   const checks: Check[] = []; // the member checks
   const tests: Check[] = []; // the checks of members written as they are, else pass
@@ -377,18 +421,19 @@ function buildObject(shapeOf: Shape, reject: boolean, cache: Cache): Pair {
   for (const key of keys) {
     const field = shapeOf[key] as Schema;
     const optional = field.kind === "optional";
-    const [check, project] = pairOf(field, cache);
+    const [check, project] = pairOf(field, cache, depth + 1);
     // an absent optional member is written as nothing (the optional schema alone fails on it)
-    const own = optional ? pairOf(field.inner as Schema, cache)[1] : project;
+    const own = optional ? pairOf(field.inner as Schema, cache, depth + 1)[1] : project;
     checks.push(check);
     tests.push(own === same ? check : pass);
     projects.push(optional && own !== same ? (v) => v === undefined ? v : own(v) : own);
   }
   const rest = reject ? onlyKnown(shapeOf) : pass;
   // the tree of a hot schema (built in a cache of its own) takes copies while they last;
-  // members named like Object.prototype's must be read as own ones, by the generic path
-  return (cache !== pairs && !keys.some(inherited) &&
-    copied(keys, checks, tests, projects, rest)) ||
+  // members named like Object.prototype's must be read as own ones, and an object beyond the
+  // depth limit must fail, by the generic path
+  return (cache !== pairs && depth <= maxDepth && !keys.some(inherited) &&
+    copied(keys, checks, tests, projects, rest, depth + 1)) ||
     generic(keys, checks, tests, projects, rest);
 }
 
@@ -400,6 +445,7 @@ function copied(
   tests: Check[],
   projects: Project[],
   rest: Check,
+  depth: number,
 ): Pair | undefined {
   if (keys.length === 0 || !copiesLeft(keys.length)) return undefined;
   let next: Pair = [rest, end];
@@ -416,7 +462,7 @@ function copied(
       q.push(pass);
       p.push(same);
     }
-    next = shape(k, c, q, p, next);
+    next = shape(k, c, q, p, next, depth);
   }
   return next;
 }

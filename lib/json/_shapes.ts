@@ -9,9 +9,12 @@
 // take the generic path of _check.ts. The copies are identical but for their name (edit
 // shape0 and repeat it; tests/json/shapes_test.ts checks it). Projections load, then check,
 // then allocate and store, a sequence V8 compiles to one allocation with the members in place.
-// A check computes its members' depth once, which keeps it at 134 bytes of bytecode (162 with
-// `d + 1` per member): TurboFan stops inlining callees into a function once their bytecode
-// adds up to 920 bytes, so smaller checks let more of a schema's tree compile into its root.
+// A copy's members sit at a depth known when the schema's tree is built (see pairOf in
+// _check.ts), which the copy passes them as a constant: TurboFan folds the depth arithmetic of
+// the arrays and records it inlines, and a copy has no depth test (an object beyond the limit
+// takes the generic path). Checks are kept small because TurboFan stops inlining callees into a
+// function once their bytecode adds up to 920 bytes: the smaller they are, the more of a
+// schema's tree compiles into its root.
 
 // Exported bindings are read through a cell on every use; these module constants are folded
 // into the compiled code (comparing with an exported symbol is several times slower).
@@ -49,23 +52,28 @@ export function isObject(v: unknown): v is Record<string, unknown> {
 type Keys = readonly string[];
 type Checks = readonly Check[];
 type Projects = readonly Project[];
-type Copy = (k: Keys, c: Checks, q: Checks, p: Projects, next: Pair) => Pair;
+type Copy = (
+  k: Keys,
+  c: Checks,
+  q: Checks,
+  p: Projects,
+  next: Pair,
+  depth: number,
+) => Pair;
 
-function shape0(k: Keys, c: Checks, q: Checks, p: Projects, next: Pair): Pair {
+function shape0(k: Keys, c: Checks, q: Checks, p: Projects, next: Pair, depth: number): Pair {
   const [k0, k1, k2, k3, k4, k5] = k,
     [c0, c1, c2, c3, c4, c5] = c,
     [q0, q1, q2, q3, q4, q5] = q,
     [p0, p1, p2, p3, p4, p5] = p,
-    [cn, pn] = next;
+    [cn, pn] = next,
+    e = depth;
   const Out = function () {} as unknown as new () => Record<string, unknown>;
   Out.prototype = Object.prototype; // plain objects, sized by the engine for this shape
   return [
-    (v, d) => {
-      if (!isObject(v) || d > MAX) return false;
-      const e = d + 1;
-      return c0(v[k0], e) && c1(v[k1], e) && c2(v[k2], e) && c3(v[k3], e) && c4(v[k4], e) &&
-        c5(v[k5], e) && cn(v, d);
-    },
+    (v) =>
+      isObject(v) && c0(v[k0], e) && c1(v[k1], e) && c2(v[k2], e) && c3(v[k3], e) &&
+      c4(v[k4], e) && c5(v[k5], e) && cn(v, e),
     (v, out) => {
       if (!isObject(v)) return fail;
       const x0 = v[k0], x1 = v[k1], x2 = v[k2], x3 = v[k3], x4 = v[k4], x5 = v[k5];
@@ -83,21 +91,19 @@ function shape0(k: Keys, c: Checks, q: Checks, p: Projects, next: Pair): Pair {
   ];
 }
 
-function shape1(k: Keys, c: Checks, q: Checks, p: Projects, next: Pair): Pair {
+function shape1(k: Keys, c: Checks, q: Checks, p: Projects, next: Pair, depth: number): Pair {
   const [k0, k1, k2, k3, k4, k5] = k,
     [c0, c1, c2, c3, c4, c5] = c,
     [q0, q1, q2, q3, q4, q5] = q,
     [p0, p1, p2, p3, p4, p5] = p,
-    [cn, pn] = next;
+    [cn, pn] = next,
+    e = depth;
   const Out = function () {} as unknown as new () => Record<string, unknown>;
   Out.prototype = Object.prototype; // plain objects, sized by the engine for this shape
   return [
-    (v, d) => {
-      if (!isObject(v) || d > MAX) return false;
-      const e = d + 1;
-      return c0(v[k0], e) && c1(v[k1], e) && c2(v[k2], e) && c3(v[k3], e) && c4(v[k4], e) &&
-        c5(v[k5], e) && cn(v, d);
-    },
+    (v) =>
+      isObject(v) && c0(v[k0], e) && c1(v[k1], e) && c2(v[k2], e) && c3(v[k3], e) &&
+      c4(v[k4], e) && c5(v[k5], e) && cn(v, e),
     (v, out) => {
       if (!isObject(v)) return fail;
       const x0 = v[k0], x1 = v[k1], x2 = v[k2], x3 = v[k3], x4 = v[k4], x5 = v[k5];
@@ -115,21 +121,19 @@ function shape1(k: Keys, c: Checks, q: Checks, p: Projects, next: Pair): Pair {
   ];
 }
 
-function shape2(k: Keys, c: Checks, q: Checks, p: Projects, next: Pair): Pair {
+function shape2(k: Keys, c: Checks, q: Checks, p: Projects, next: Pair, depth: number): Pair {
   const [k0, k1, k2, k3, k4, k5] = k,
     [c0, c1, c2, c3, c4, c5] = c,
     [q0, q1, q2, q3, q4, q5] = q,
     [p0, p1, p2, p3, p4, p5] = p,
-    [cn, pn] = next;
+    [cn, pn] = next,
+    e = depth;
   const Out = function () {} as unknown as new () => Record<string, unknown>;
   Out.prototype = Object.prototype; // plain objects, sized by the engine for this shape
   return [
-    (v, d) => {
-      if (!isObject(v) || d > MAX) return false;
-      const e = d + 1;
-      return c0(v[k0], e) && c1(v[k1], e) && c2(v[k2], e) && c3(v[k3], e) && c4(v[k4], e) &&
-        c5(v[k5], e) && cn(v, d);
-    },
+    (v) =>
+      isObject(v) && c0(v[k0], e) && c1(v[k1], e) && c2(v[k2], e) && c3(v[k3], e) &&
+      c4(v[k4], e) && c5(v[k5], e) && cn(v, e),
     (v, out) => {
       if (!isObject(v)) return fail;
       const x0 = v[k0], x1 = v[k1], x2 = v[k2], x3 = v[k3], x4 = v[k4], x5 = v[k5];
@@ -147,21 +151,19 @@ function shape2(k: Keys, c: Checks, q: Checks, p: Projects, next: Pair): Pair {
   ];
 }
 
-function shape3(k: Keys, c: Checks, q: Checks, p: Projects, next: Pair): Pair {
+function shape3(k: Keys, c: Checks, q: Checks, p: Projects, next: Pair, depth: number): Pair {
   const [k0, k1, k2, k3, k4, k5] = k,
     [c0, c1, c2, c3, c4, c5] = c,
     [q0, q1, q2, q3, q4, q5] = q,
     [p0, p1, p2, p3, p4, p5] = p,
-    [cn, pn] = next;
+    [cn, pn] = next,
+    e = depth;
   const Out = function () {} as unknown as new () => Record<string, unknown>;
   Out.prototype = Object.prototype; // plain objects, sized by the engine for this shape
   return [
-    (v, d) => {
-      if (!isObject(v) || d > MAX) return false;
-      const e = d + 1;
-      return c0(v[k0], e) && c1(v[k1], e) && c2(v[k2], e) && c3(v[k3], e) && c4(v[k4], e) &&
-        c5(v[k5], e) && cn(v, d);
-    },
+    (v) =>
+      isObject(v) && c0(v[k0], e) && c1(v[k1], e) && c2(v[k2], e) && c3(v[k3], e) &&
+      c4(v[k4], e) && c5(v[k5], e) && cn(v, e),
     (v, out) => {
       if (!isObject(v)) return fail;
       const x0 = v[k0], x1 = v[k1], x2 = v[k2], x3 = v[k3], x4 = v[k4], x5 = v[k5];
@@ -179,21 +181,19 @@ function shape3(k: Keys, c: Checks, q: Checks, p: Projects, next: Pair): Pair {
   ];
 }
 
-function shape4(k: Keys, c: Checks, q: Checks, p: Projects, next: Pair): Pair {
+function shape4(k: Keys, c: Checks, q: Checks, p: Projects, next: Pair, depth: number): Pair {
   const [k0, k1, k2, k3, k4, k5] = k,
     [c0, c1, c2, c3, c4, c5] = c,
     [q0, q1, q2, q3, q4, q5] = q,
     [p0, p1, p2, p3, p4, p5] = p,
-    [cn, pn] = next;
+    [cn, pn] = next,
+    e = depth;
   const Out = function () {} as unknown as new () => Record<string, unknown>;
   Out.prototype = Object.prototype; // plain objects, sized by the engine for this shape
   return [
-    (v, d) => {
-      if (!isObject(v) || d > MAX) return false;
-      const e = d + 1;
-      return c0(v[k0], e) && c1(v[k1], e) && c2(v[k2], e) && c3(v[k3], e) && c4(v[k4], e) &&
-        c5(v[k5], e) && cn(v, d);
-    },
+    (v) =>
+      isObject(v) && c0(v[k0], e) && c1(v[k1], e) && c2(v[k2], e) && c3(v[k3], e) &&
+      c4(v[k4], e) && c5(v[k5], e) && cn(v, e),
     (v, out) => {
       if (!isObject(v)) return fail;
       const x0 = v[k0], x1 = v[k1], x2 = v[k2], x3 = v[k3], x4 = v[k4], x5 = v[k5];
@@ -211,21 +211,19 @@ function shape4(k: Keys, c: Checks, q: Checks, p: Projects, next: Pair): Pair {
   ];
 }
 
-function shape5(k: Keys, c: Checks, q: Checks, p: Projects, next: Pair): Pair {
+function shape5(k: Keys, c: Checks, q: Checks, p: Projects, next: Pair, depth: number): Pair {
   const [k0, k1, k2, k3, k4, k5] = k,
     [c0, c1, c2, c3, c4, c5] = c,
     [q0, q1, q2, q3, q4, q5] = q,
     [p0, p1, p2, p3, p4, p5] = p,
-    [cn, pn] = next;
+    [cn, pn] = next,
+    e = depth;
   const Out = function () {} as unknown as new () => Record<string, unknown>;
   Out.prototype = Object.prototype; // plain objects, sized by the engine for this shape
   return [
-    (v, d) => {
-      if (!isObject(v) || d > MAX) return false;
-      const e = d + 1;
-      return c0(v[k0], e) && c1(v[k1], e) && c2(v[k2], e) && c3(v[k3], e) && c4(v[k4], e) &&
-        c5(v[k5], e) && cn(v, d);
-    },
+    (v) =>
+      isObject(v) && c0(v[k0], e) && c1(v[k1], e) && c2(v[k2], e) && c3(v[k3], e) &&
+      c4(v[k4], e) && c5(v[k5], e) && cn(v, e),
     (v, out) => {
       if (!isObject(v)) return fail;
       const x0 = v[k0], x1 = v[k1], x2 = v[k2], x3 = v[k3], x4 = v[k4], x5 = v[k5];
@@ -243,21 +241,19 @@ function shape5(k: Keys, c: Checks, q: Checks, p: Projects, next: Pair): Pair {
   ];
 }
 
-function shape6(k: Keys, c: Checks, q: Checks, p: Projects, next: Pair): Pair {
+function shape6(k: Keys, c: Checks, q: Checks, p: Projects, next: Pair, depth: number): Pair {
   const [k0, k1, k2, k3, k4, k5] = k,
     [c0, c1, c2, c3, c4, c5] = c,
     [q0, q1, q2, q3, q4, q5] = q,
     [p0, p1, p2, p3, p4, p5] = p,
-    [cn, pn] = next;
+    [cn, pn] = next,
+    e = depth;
   const Out = function () {} as unknown as new () => Record<string, unknown>;
   Out.prototype = Object.prototype; // plain objects, sized by the engine for this shape
   return [
-    (v, d) => {
-      if (!isObject(v) || d > MAX) return false;
-      const e = d + 1;
-      return c0(v[k0], e) && c1(v[k1], e) && c2(v[k2], e) && c3(v[k3], e) && c4(v[k4], e) &&
-        c5(v[k5], e) && cn(v, d);
-    },
+    (v) =>
+      isObject(v) && c0(v[k0], e) && c1(v[k1], e) && c2(v[k2], e) && c3(v[k3], e) &&
+      c4(v[k4], e) && c5(v[k5], e) && cn(v, e),
     (v, out) => {
       if (!isObject(v)) return fail;
       const x0 = v[k0], x1 = v[k1], x2 = v[k2], x3 = v[k3], x4 = v[k4], x5 = v[k5];
@@ -275,21 +271,19 @@ function shape6(k: Keys, c: Checks, q: Checks, p: Projects, next: Pair): Pair {
   ];
 }
 
-function shape7(k: Keys, c: Checks, q: Checks, p: Projects, next: Pair): Pair {
+function shape7(k: Keys, c: Checks, q: Checks, p: Projects, next: Pair, depth: number): Pair {
   const [k0, k1, k2, k3, k4, k5] = k,
     [c0, c1, c2, c3, c4, c5] = c,
     [q0, q1, q2, q3, q4, q5] = q,
     [p0, p1, p2, p3, p4, p5] = p,
-    [cn, pn] = next;
+    [cn, pn] = next,
+    e = depth;
   const Out = function () {} as unknown as new () => Record<string, unknown>;
   Out.prototype = Object.prototype; // plain objects, sized by the engine for this shape
   return [
-    (v, d) => {
-      if (!isObject(v) || d > MAX) return false;
-      const e = d + 1;
-      return c0(v[k0], e) && c1(v[k1], e) && c2(v[k2], e) && c3(v[k3], e) && c4(v[k4], e) &&
-        c5(v[k5], e) && cn(v, d);
-    },
+    (v) =>
+      isObject(v) && c0(v[k0], e) && c1(v[k1], e) && c2(v[k2], e) && c3(v[k3], e) &&
+      c4(v[k4], e) && c5(v[k5], e) && cn(v, e),
     (v, out) => {
       if (!isObject(v)) return fail;
       const x0 = v[k0], x1 = v[k1], x2 = v[k2], x3 = v[k3], x4 = v[k4], x5 = v[k5];
@@ -307,21 +301,19 @@ function shape7(k: Keys, c: Checks, q: Checks, p: Projects, next: Pair): Pair {
   ];
 }
 
-function shape8(k: Keys, c: Checks, q: Checks, p: Projects, next: Pair): Pair {
+function shape8(k: Keys, c: Checks, q: Checks, p: Projects, next: Pair, depth: number): Pair {
   const [k0, k1, k2, k3, k4, k5] = k,
     [c0, c1, c2, c3, c4, c5] = c,
     [q0, q1, q2, q3, q4, q5] = q,
     [p0, p1, p2, p3, p4, p5] = p,
-    [cn, pn] = next;
+    [cn, pn] = next,
+    e = depth;
   const Out = function () {} as unknown as new () => Record<string, unknown>;
   Out.prototype = Object.prototype; // plain objects, sized by the engine for this shape
   return [
-    (v, d) => {
-      if (!isObject(v) || d > MAX) return false;
-      const e = d + 1;
-      return c0(v[k0], e) && c1(v[k1], e) && c2(v[k2], e) && c3(v[k3], e) && c4(v[k4], e) &&
-        c5(v[k5], e) && cn(v, d);
-    },
+    (v) =>
+      isObject(v) && c0(v[k0], e) && c1(v[k1], e) && c2(v[k2], e) && c3(v[k3], e) &&
+      c4(v[k4], e) && c5(v[k5], e) && cn(v, e),
     (v, out) => {
       if (!isObject(v)) return fail;
       const x0 = v[k0], x1 = v[k1], x2 = v[k2], x3 = v[k3], x4 = v[k4], x5 = v[k5];
@@ -339,21 +331,19 @@ function shape8(k: Keys, c: Checks, q: Checks, p: Projects, next: Pair): Pair {
   ];
 }
 
-function shape9(k: Keys, c: Checks, q: Checks, p: Projects, next: Pair): Pair {
+function shape9(k: Keys, c: Checks, q: Checks, p: Projects, next: Pair, depth: number): Pair {
   const [k0, k1, k2, k3, k4, k5] = k,
     [c0, c1, c2, c3, c4, c5] = c,
     [q0, q1, q2, q3, q4, q5] = q,
     [p0, p1, p2, p3, p4, p5] = p,
-    [cn, pn] = next;
+    [cn, pn] = next,
+    e = depth;
   const Out = function () {} as unknown as new () => Record<string, unknown>;
   Out.prototype = Object.prototype; // plain objects, sized by the engine for this shape
   return [
-    (v, d) => {
-      if (!isObject(v) || d > MAX) return false;
-      const e = d + 1;
-      return c0(v[k0], e) && c1(v[k1], e) && c2(v[k2], e) && c3(v[k3], e) && c4(v[k4], e) &&
-        c5(v[k5], e) && cn(v, d);
-    },
+    (v) =>
+      isObject(v) && c0(v[k0], e) && c1(v[k1], e) && c2(v[k2], e) && c3(v[k3], e) &&
+      c4(v[k4], e) && c5(v[k5], e) && cn(v, e),
     (v, out) => {
       if (!isObject(v)) return fail;
       const x0 = v[k0], x1 = v[k1], x2 = v[k2], x3 = v[k3], x4 = v[k4], x5 = v[k5];
@@ -371,21 +361,19 @@ function shape9(k: Keys, c: Checks, q: Checks, p: Projects, next: Pair): Pair {
   ];
 }
 
-function shape10(k: Keys, c: Checks, q: Checks, p: Projects, next: Pair): Pair {
+function shape10(k: Keys, c: Checks, q: Checks, p: Projects, next: Pair, depth: number): Pair {
   const [k0, k1, k2, k3, k4, k5] = k,
     [c0, c1, c2, c3, c4, c5] = c,
     [q0, q1, q2, q3, q4, q5] = q,
     [p0, p1, p2, p3, p4, p5] = p,
-    [cn, pn] = next;
+    [cn, pn] = next,
+    e = depth;
   const Out = function () {} as unknown as new () => Record<string, unknown>;
   Out.prototype = Object.prototype; // plain objects, sized by the engine for this shape
   return [
-    (v, d) => {
-      if (!isObject(v) || d > MAX) return false;
-      const e = d + 1;
-      return c0(v[k0], e) && c1(v[k1], e) && c2(v[k2], e) && c3(v[k3], e) && c4(v[k4], e) &&
-        c5(v[k5], e) && cn(v, d);
-    },
+    (v) =>
+      isObject(v) && c0(v[k0], e) && c1(v[k1], e) && c2(v[k2], e) && c3(v[k3], e) &&
+      c4(v[k4], e) && c5(v[k5], e) && cn(v, e),
     (v, out) => {
       if (!isObject(v)) return fail;
       const x0 = v[k0], x1 = v[k1], x2 = v[k2], x3 = v[k3], x4 = v[k4], x5 = v[k5];
@@ -403,21 +391,19 @@ function shape10(k: Keys, c: Checks, q: Checks, p: Projects, next: Pair): Pair {
   ];
 }
 
-function shape11(k: Keys, c: Checks, q: Checks, p: Projects, next: Pair): Pair {
+function shape11(k: Keys, c: Checks, q: Checks, p: Projects, next: Pair, depth: number): Pair {
   const [k0, k1, k2, k3, k4, k5] = k,
     [c0, c1, c2, c3, c4, c5] = c,
     [q0, q1, q2, q3, q4, q5] = q,
     [p0, p1, p2, p3, p4, p5] = p,
-    [cn, pn] = next;
+    [cn, pn] = next,
+    e = depth;
   const Out = function () {} as unknown as new () => Record<string, unknown>;
   Out.prototype = Object.prototype; // plain objects, sized by the engine for this shape
   return [
-    (v, d) => {
-      if (!isObject(v) || d > MAX) return false;
-      const e = d + 1;
-      return c0(v[k0], e) && c1(v[k1], e) && c2(v[k2], e) && c3(v[k3], e) && c4(v[k4], e) &&
-        c5(v[k5], e) && cn(v, d);
-    },
+    (v) =>
+      isObject(v) && c0(v[k0], e) && c1(v[k1], e) && c2(v[k2], e) && c3(v[k3], e) &&
+      c4(v[k4], e) && c5(v[k5], e) && cn(v, e),
     (v, out) => {
       if (!isObject(v)) return fail;
       const x0 = v[k0], x1 = v[k1], x2 = v[k2], x3 = v[k3], x4 = v[k4], x5 = v[k5];
@@ -463,8 +449,15 @@ export function copiesLeft(n: number): boolean {
  * members whose projection is the identity, else `pass`); its projection is stored into
  * `out` (a new object unless given).
  */
-export function shape(k: Keys, c: Checks, q: Checks, p: Projects, next: Pair): Pair {
-  return COPIES[used++](k, c, q, p, next);
+export function shape(
+  k: Keys,
+  c: Checks,
+  q: Checks,
+  p: Projects,
+  next: Pair,
+  depth: number,
+): Pair {
+  return COPIES[used++](k, c, q, p, next, depth);
 }
 
 /** Frees every copy, for tests that need more than there are (sharing is only slower). */

@@ -113,3 +113,27 @@ Deno.test("json.encode() reads members of objects that are not plain, hot or not
     assert.equal(json.encode(new Account() as never, Public), '{"id":7,"name":"from a getter"}');
   }
 });
+
+Deno.test("json.decode() caps nesting at 512 levels wherever a hot schema's objects sit", () => {
+  const deep = (n: number) => "[".repeat(n) + "]".repeat(n);
+  const offset = (text: string, S: Schema) => {
+    const result = json.decode(text, S);
+    return !result.ok && result.error.kind === "syntax_error" && result.error.offset;
+  };
+  // the same object sits at levels 2 and 3, and the arrays under `any` count from there
+  const Inner = s.object({ x: s.any() });
+  const S = s.object({ a: Inner, b: s.object({ c: Inner }) });
+  const text = (a: number, c: number) => `{"a":{"x":${deep(a)}},"b":{"c":{"x":${deep(c)}}}}`;
+  // objects nested beyond the limit, whose inner ones are built (and take copies) first
+  let D: Schema = s.integer();
+  for (let i = 0; i < 514; i++) D = s.object({ a: D });
+  const objects = '{"a":'.repeat(514) + "1" + "}".repeat(514);
+  freeCopies();
+  for (const hot of [false, true]) {
+    if (hot) heat(S), heat(D);
+    assert.ok(json.decode(text(510, 509), S).ok);
+    assert.equal(offset(text(511, 509), S), 10 + 510);
+    assert.equal(offset(text(510, 510), S), 10 + 2 * 510 + 16 + 509);
+    assert.equal(offset(objects, D), 5 * 512);
+  }
+});
