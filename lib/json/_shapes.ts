@@ -447,17 +447,10 @@ export function copiesLeft(n: number): boolean {
  * (`copiesLeft` tells whether there is one), which no other schema will use. Member `i` is
  * named `k[i]`, checked by `c[i]`, and projected by `p[i]` after passing `q[i]` (the check of
  * members whose projection is the identity, else `pass`); its projection is stored into
- * `out` (a new object unless given).
+ * `out` (a new object unless given). The members sit at level `depth`, which `c[i]` is given.
  */
-export function shape(
-  k: Keys,
-  c: Checks,
-  q: Checks,
-  p: Projects,
-  next: Pair,
-  depth: number,
-): Pair {
-  return COPIES[used++](k, c, q, p, next, depth);
+export function shape(...args: Parameters<Copy>): Pair {
+  return COPIES[used++](...args);
 }
 
 /** Frees every copy, for tests that need more than there are (sharing is only slower). */
