@@ -35,15 +35,27 @@ const pairs: Cache = new WeakMap<Schema, Pair>();
 
 // A hot tree is built for the root at depth 1, and its object copies pass their members the
 // depth they sit at, a constant of the copy. So a hot pair serves another place of its schema
-// only where nothing in it depends on the depth: no `any` below, and no level beyond the limit.
+// only where nothing in it depends on the depth (no `any` below, and no level beyond the
+// limit); elsewhere it serves its own depth.
 function pairOf(schema: Schema, cache: Cache, depth: number): Pair {
-  const shared = cache === pairs || depth + height(schema) <= maxDepth + 1;
-  let pair = shared ? cache.get(schema) : undefined;
+  const at = cache === pairs || depth + height(schema) <= maxDepth + 1
+    ? cache
+    : levelOf(cache, depth);
+  let pair = at.get(schema);
   if (pair === undefined) {
     pair = build(schema, cache, depth);
-    if (shared) cache.set(schema, pair);
+    at.set(schema, pair);
   }
   return pair;
+}
+
+const levels = new WeakMap<Cache, Cache[]>();
+
+// The part of a hot tree's cache for the pairs that serve one depth only.
+function levelOf(cache: Cache, depth: number): Cache {
+  let all = levels.get(cache);
+  if (all === undefined) levels.set(cache, all = []);
+  return all[depth] ??= new Map();
 }
 
 const heights = new WeakMap<Schema, number>();

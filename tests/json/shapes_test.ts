@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { json, type Schema, schema as s } from "../../lib/json/mod.ts";
-import { freeCopies } from "../../lib/json/_shapes.ts";
+import { copiesLeft, freeCopies } from "../../lib/json/_shapes.ts";
 
 Deno.test("lib/json/_shapes.ts holds identical copies of one object checker", async () => {
   const source = await Deno.readTextFile(new URL("../../lib/json/_shapes.ts", import.meta.url));
@@ -136,4 +136,23 @@ Deno.test("json.decode() caps nesting at 512 levels wherever a hot schema's obje
     assert.equal(offset(text(510, 510), S), 10 + 2 * 510 + 16 + 509);
     assert.equal(offset(objects, D), 5 * 512);
   }
+});
+
+Deno.test("a hot schema builds each object once for each depth it sits at", () => {
+  // variants and an optional object with `any` below: their pairs serve one depth only
+  const U = s.union("t", [
+    s.object({ t: s.literal("a"), x: s.any() }),
+    s.object({ t: s.literal("b"), y: s.any() }),
+  ]);
+  const S = s.object({ u: U, o: s.optional(s.object({ z: s.any() })) });
+  const row = { u: { t: "a" as const, x: 1, k: 2 }, o: { z: 3, w: 4 } }; // extra members
+  freeCopies();
+  heat(S);
+  const used = Array.from({ length: 13 }, (_, n) => n).find((n) => copiesLeft(6 * (12 - n)));
+  assert.equal(used, 4); // S, the two variants and o's object
+  assert.ok(json.decode('{"u":{"t":"b","y":{}},"o":{"z":[1]}}', S).ok);
+  assert.equal(
+    json.encode(row, S),
+    '{"u":{"t":"a","x":1},"o":{"z":3}}',
+  );
 });
