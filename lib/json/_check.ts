@@ -407,8 +407,8 @@ function buildUnion(
           : tag === t3 && c3(v, depth);
       }
       : function checkUnion(v, depth) {
-        if (!isObject(v)) return false;
-        const tag = member(v, key, guarded);
+        if (v == null) return false; // each variant tests for an object
+        const tag = member(v as Record<string, unknown>, key, guarded);
         for (let i = 0; i < n; i++) if (tag === tags[i]) return checks[i](v, depth);
         return false;
       },
