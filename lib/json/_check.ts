@@ -60,8 +60,8 @@ function levelOf(cache: Cache, depth: number): Cache {
 
 const heights = new WeakMap<Schema, number>();
 
-// The levels of arrays and objects a schema can walk, Infinity under `any`.
-function height(s: Schema): number {
+/** The levels of arrays and objects a schema can walk, Infinity under `any`. */
+export function height(s: Schema): number {
   let h = heights.get(s);
   if (h === undefined) {
     const of = (inner: unknown) => height(inner as Schema);
@@ -98,6 +98,8 @@ export interface Root {
   check: Check;
   project: Project;
   uses: number;
+  /** The check generated ahead of time, when there is one (see precompiled.ts). */
+  ahead?: Check;
 }
 
 /** After this many uses a schema's objects get copies of their own (see _shapes.ts). */
@@ -109,7 +111,7 @@ export function compiled(schema: object): Root | undefined {
   const root = roots.get(schema as Schema);
   if (root !== undefined && root.uses < HOT && ++root.uses === HOT) {
     const pair = pairOf(schema as Schema, new Map(), 1);
-    root.check = pair[0];
+    root.check = root.ahead ?? pair[0];
     root.project = projector(pair);
   }
   return root;
@@ -146,6 +148,16 @@ export function compile(schema: Schema): Root {
     roots.set(schema, root);
   }
   return root;
+}
+
+/**
+ * Makes `check`, generated ahead of time for a value at the root, the check of a schema's root
+ * from now on. Roots are checked at another depth only by _explain.ts, and only those of leaves
+ * (strings, numbers, literals…), whose answer does not depend on the depth.
+ */
+export function install(schema: Schema, check: Check): void {
+  const root = compile(schema);
+  root.check = root.ahead = check;
 }
 
 // The projection of schemas whose valid values are written as they are: the value itself,

@@ -62,6 +62,16 @@
  * | `i_structure_500_nested_arrays` | ok (500 ≤ 512) |
  * | `i_structure_UTF-8_BOM_empty_object` | ok: `{}` (the BOM is skipped) |
  *
+ * ## Checks generated ahead of time
+ *
+ * Weft builds each schema's check at run time from closures (no `eval`). For the last few
+ * percent, generate the checks as code at build time, as templates are:
+ * `deno run -A lib/json/cli.ts schemas.ts` writes `schemas.checks.ts`, which exports the same
+ * schemas with checks written out for them (see {@linkcode precompiled}); import the schemas
+ * from it. Answers, errors and encoding stay the same. A generated check whose schema changed
+ * since is not used (one warning); `cli.ts schemas.ts --check` fails in CI until the module is
+ * generated again.
+ *
  * ## Encoding
  *
  * With a schema, members the schema does not name are never written, members are written in
@@ -119,6 +129,7 @@ import type { Schema } from "./schema.ts";
 
 export { decode } from "./decode.ts";
 export { encode } from "./encode.ts";
+export { fingerprint, isJson, precompiled } from "./precompiled.ts";
 export {
   type DecodeResult,
   formatPath,
