@@ -1,7 +1,8 @@
 // weft/json against its anchors, each group with its floor as the baseline, so every figure
 // is a ratio measured in one run:
-//   decode 2 KiB  TextDecoder + JSON.parse (floor) · weft · a check written by hand for the
-//                 schema · zod 4 · valibot · TypeBox compiled
+//   decode 2 KiB  TextDecoder + JSON.parse (floor) · weft (checks built at run time, and checks
+//                 generated ahead of time) · a check written by hand for the schema · zod 4 ·
+//                 valibot · TypeBox compiled
 //   decode 1 MiB  the same but the hand-written check, on an array of 4,000 log events
 //   encode        JSON.stringify (floor) · weft with a schema · fast-json-stringify
 // Run: deno bench -A bench/json_bench.ts
@@ -12,64 +13,17 @@ import { type TSchema, Type as T } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import fastJson from "fast-json-stringify";
 import { bench } from "./_groups.ts";
+import { Events as EventsAhead, Order as OrderAhead } from "./json_schemas.checks.ts";
 
 // 1. Weft schemas and documents
 
-const Address = s.object({
-  line1: s.string(),
-  line2: s.nullable(s.string()),
-  city: s.string(),
-  postalCode: s.string(),
-  country: s.enum(["CH", "DE", "FR", "IT", "AT"]),
-});
-
-const Item = s.object({
-  sku: s.string(),
-  name: s.string(),
-  quantity: s.integer(),
-  unitPrice: s.number(),
-  discount: s.nullable(s.number()),
-  attributes: s.record(s.string()),
-});
-
-const Payment = s.union("method", [
-  s.object({
-    method: s.literal("card"),
-    brand: s.string(),
-    last4: s.string(),
-    expMonth: s.integer(),
-  }),
-  s.object({ method: s.literal("invoice"), dueDays: s.integer() }),
-]);
-
-const Order = s.object({
-  id: s.string(),
-  createdAt: s.string(),
-  status: s.enum(["pending", "paid", "shipped", "cancelled"]),
-  customer: s.object({
-    id: s.integer(),
-    name: s.string(),
-    email: s.string(),
-    vip: s.boolean(),
-    address: Address,
-    tags: s.array(s.string()),
-  }),
-  items: s.array(Item),
-  payment: Payment,
-  shipping: s.object({ carrier: s.string(), tracking: s.nullable(s.string()), address: Address }),
-  totals: s.object({
-    subtotal: s.number(),
-    tax: s.number(),
-    shipping: s.number(),
-    total: s.number(),
-    currency: s.literal("CHF"),
-  }),
-  note: s.optional(s.string()),
-});
-
+// The same schemas twice: with their checks generated ahead of time (json_schemas.checks.ts),
+// and built again, so that they are checked as Weft builds checks at run time.
+const Order = s.object(OrderAhead.shape);
+const Events = s.array(EventsAhead.item);
 type Order = Infer<typeof Order>;
 
-const address: Infer<typeof Address> = {
+const address: Order["customer"]["address"] = {
   line1: "Bahnhofstrasse 21",
   line2: null,
   city: "Zürich",
@@ -105,16 +59,6 @@ const ORDER: Order = {
 
 const ORDER_TEXT: string = JSON.stringify(ORDER);
 const ORDER_BYTES: Uint8Array = new TextEncoder().encode(ORDER_TEXT);
-
-const Event = s.object({
-  ts: s.integer(),
-  level: s.enum(["debug", "info", "warn", "error"]),
-  message: s.string(),
-  user: s.nullable(s.object({ id: s.integer(), name: s.string() })),
-  durationMs: s.number(),
-  tags: s.array(s.string()),
-});
-const Events = s.array(Event);
 
 function events(bytes: number): Infer<typeof Events> {
   const out: Infer<typeof Events> = [];
@@ -348,8 +292,11 @@ function must(ok: boolean, what: string): void {
 }
 // Weft gives a schema its fast path once the schema has been used 64 times (as a server's
 // routes are), so every group measures the steady state, as TypeBox's compiled checker does.
-for (const schema of [Order, Events]) for (let i = 0; i < 64; i++) json.decode("null", schema);
+for (const schema of [Order, Events, OrderAhead, EventsAhead]) {
+  for (let i = 0; i < 64; i++) json.decode("null", schema);
+}
 must(json.decode(ORDER_BYTES, Order).ok, "weft");
+must(json.decode(ORDER_BYTES, OrderAhead).ok, "weft, checks generated ahead of time");
 must(zOrder.safeParse(parse(ORDER_BYTES)).success, "zod");
 must(v.safeParse(vOrder, parse(ORDER_BYTES)).success, "valibot");
 must(tOrderCheck.Check(parse(ORDER_BYTES)), "TypeBox");
@@ -359,6 +306,7 @@ must(
   "the hand-written check",
 );
 must(json.decode(EVENTS_BYTES, Events).ok, "weft (1 MiB)");
+must(json.decode(EVENTS_BYTES, EventsAhead).ok, "weft, checks generated ahead of time (1 MiB)");
 must(zEvents.safeParse(parse(EVENTS_BYTES)).success, "zod (1 MiB)");
 must(tEventsCheck.Check(parse(EVENTS_BYTES)), "TypeBox (1 MiB)");
 
@@ -377,6 +325,9 @@ bench(g1, "TextDecoder + JSON.parse (floor)", () => {
 }, true);
 bench(g1, "weft json.decode", () => {
   sink = json.decode(ORDER_BYTES, Order);
+});
+bench(g1, "weft json.decode, checks generated ahead of time", () => {
+  sink = json.decode(ORDER_BYTES, OrderAhead);
 });
 bench(g1, "floor + hand-written check (a walk's lower bound)", () => {
   sink = handWritten(parse(ORDER_BYTES));
@@ -397,6 +348,9 @@ bench(g2, "TextDecoder + JSON.parse (floor)", () => {
 }, true);
 bench(g2, "weft json.decode", () => {
   sink = json.decode(EVENTS_BYTES, Events);
+});
+bench(g2, "weft json.decode, checks generated ahead of time", () => {
+  sink = json.decode(EVENTS_BYTES, EventsAhead);
 });
 bench(g2, "floor + TypeBox compiled Check", () => {
   sink = tEventsCheck.Check(parse(EVENTS_BYTES));
