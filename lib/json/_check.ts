@@ -169,7 +169,10 @@ function projector([check, project]: Pair): Project {
   return project === same ? (v) => check(v, 1) ? v : fail : project;
 }
 
-/** Whether `v` is a JSON value (finite numbers, plain data) no deeper than the limit. */
+/**
+ * Whether `v` is a JSON value (finite numbers, plain data) nested no deeper than the limit when
+ * it sits at `depth` (the root is 1): the check of `schema.any()`.
+ */
 export function isJson(v: unknown, depth: number): boolean {
   switch (typeof v) {
     case "string":

@@ -13,7 +13,10 @@
  * @module
  */
 import { isWeftSchema, type Schema, type SchemaNode } from "./schema.ts";
-import { install, isJson as isJsonValue } from "./_check.ts";
+import { install } from "./_check.ts";
+
+// The check of `schema.any()`, which generated checks call.
+export { isJson } from "./_check.ts";
 
 // Part of every fingerprint: a generator that writes other code must change it, so that the
 // checks it wrote before count as stale.
@@ -106,17 +109,4 @@ export function precompiled<S extends Schema>(
     );
   }
   return schema;
-}
-
-/**
- * Whether `value` is a JSON value (finite numbers, plain data) nested no deeper than the limit
- * when it sits at `depth` (the root is 1): the check of `schema.any()` that generated checks
- * call.
- *
- * @param value Anything.
- * @param depth The level `value` sits at.
- * @returns Whether it is JSON within the depth limit.
- */
-export function isJson(value: unknown, depth: number): boolean {
-  return isJsonValue(value, depth);
 }
