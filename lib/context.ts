@@ -4,13 +4,13 @@
  * @module
  */
 import { HttpError } from "./http/http_error.ts";
-import { readLimited } from "./http/read_limited.ts";
-import { jsonDecoder } from "./json/_hook.ts";
-import type { DecodeResult } from "./json/json_error.ts";
-import type { Infer, StandardSchemaV1 } from "./json/standard_schema.ts";
+import { readLimited, tooLarge } from "./http/read_limited.ts";
+import type { Decodable, DecodeResult } from "./json/json_error.ts";
 import type { Params } from "./types.ts";
 import { type ConnInfo, REQUEST_TARGET as TARGET_KEY } from "./server/types.ts";
-import { SAFE, SETTLED } from "./_settled.ts";
+import { decodePath } from "./router/_path.ts";
+import { bound } from "./_bounded_request.ts";
+import { SAFE } from "./_settled.ts";
 
 /** The default limit of {@linkcode Context.body}: 1 MiB. */
 export const DEFAULT_BODY_LIMIT = 1_048_576;
@@ -53,13 +53,16 @@ export class Context<P extends Params = Params> {
   bodyLimit: number = DEFAULT_BODY_LIMIT;
   /** The error a handler or middleware threw, once it was turned into a response. */
   error: unknown = undefined;
-  /** Internal to the chain: the last promise a layer's `next()` settled. */
-  [SAFE]: Promise<Response> | undefined = undefined;
-  /** Internal to the chain: the response that promise is fulfilled with, when known. */
-  [SETTLED]: Response | undefined = undefined;
+  /**
+   * The pattern of the route that matched (`"/users/:id"`), set by the router; `undefined`
+   * before routing and when no route matched.
+   */
+  route: string | undefined = undefined;
   #req: Request;
+  #bounded = false;
   #params: P | undefined;
   #path: string | undefined;
+  #decodedPath: string | undefined;
   #query: URLSearchParams | undefined;
   #res: ResponseState | undefined;
   #entries: Map<string, unknown> | undefined;
@@ -74,6 +77,8 @@ export class Context<P extends Params = Params> {
   constructor(request: Request, info: ConnInfo = EMPTY_INFO) {
     this.#req = request;
     this.info = info;
+    // The chain's own field (lib/_app.ts), kept out of the public type.
+    (this as unknown as { [SAFE]: unknown })[SAFE] = undefined;
   }
 
   /** Path params of the matched route, decoded once (empty until a route with params matched). */
@@ -84,18 +89,52 @@ export class Context<P extends Params = Params> {
     this.#params = params;
   }
 
-  /** The request; middleware may replace it. */
+  /**
+   * The request; middleware may replace it. Its body is bounded by
+   * {@linkcode Context.bodyLimit} like {@linkcode Context.body}: `text()`, `formData()`,
+   * `json()`, `arrayBuffer()`, `blob()`, `bytes()` and the `body` stream fail with a 413
+   * `HttpError` as soon as more bytes than the limit arrived (GET and HEAD bodies are left as
+   * they are).
+   */
   get req(): Request {
-    return this.#req;
+    if (this.#bounded) return this.#req;
+    this.#bounded = true;
+    return this.#req = bound(this.#req, this);
   }
   set req(request: Request) {
     this.#req = request;
+    this.#bounded = false;
     this.#path = undefined;
+    this.#decodedPath = undefined;
     this.#query = undefined;
     this.#body = undefined;
   }
 
-  /** The request path without the query string, as sent (not percent-decoded). */
+  /**
+   * The request path as the router matches it: percent-escapes decoded, except `%2F` and
+   * `%25`, which stay encoded so that `/a%2Fb` remains one segment. Authorise on this path (or
+   * better, put the guard in a group's middleware), never on {@linkcode Context.path}:
+   * `/%61dmin` is `/admin` here and to the router, but not in `ctx.path`.
+   *
+   * @throws {HttpError} 400 when the path has a malformed escape or is not UTF-8.
+   */
+  get decodedPath(): string {
+    if (this.#decodedPath === undefined) {
+      try {
+        this.#decodedPath = decodePath(this.path);
+      } catch (error) {
+        throw new HttpError(400, "The request path has a malformed percent-encoding", {
+          cause: error,
+        });
+      }
+    }
+    return this.#decodedPath;
+  }
+
+  /**
+   * The request path without the query string, as sent (not percent-decoded; see
+   * {@linkcode Context.decodedPath} for the path the router matches).
+   */
   get path(): string {
     if (this.#path === undefined) {
       const target = (this.#req as { [REQUEST_TARGET]?: string })[REQUEST_TARGET];
@@ -199,9 +238,11 @@ export class Context<P extends Params = Params> {
   /**
    * Reads the body (within {@linkcode Context.bodyLimit}) and decodes it as JSON into the
    * schema's type, without an intermediate string copy. Answer a failure with
-   * `jsonErrorResponse()`. Bundled apps must import the JSON module (`json` or `schema`) once.
+   * `jsonErrorResponse()`. The decoder comes with the schema, so bundlers keep it whenever an
+   * app decodes.
    *
-   * @param target A Weft schema or any Standard Schema v1 validator (zod, valibot, arktype).
+   * @param target A Weft schema, or any Standard Schema v1 validator (zod, valibot, arktype)
+   * wrapped with `schema.standard(validator)`.
    * @returns `{ ok: true, value }` or `{ ok: false, error }` with a `JsonError`.
    *
    * @example
@@ -215,9 +256,14 @@ export class Context<P extends Params = Params> {
    * assert.deepEqual(result, { ok: true, value: { name: "Ada" } });
    * ```
    */
-  async decode<S extends StandardSchemaV1>(target: S): Promise<DecodeResult<Infer<S>>> {
-    const decode = jsonDecoder();
-    return decode(await this.body(), target);
+  async decode<T>(target: Decodable<T>): Promise<DecodeResult<T>> {
+    const decode = target?.["~decode"];
+    if (typeof decode !== "function") {
+      throw new TypeError(
+        "Cannot decode the body: the target is not a Weft schema; wrap a Standard Schema validator with schema.standard()",
+      );
+    }
+    return decode(await this.body());
   }
 
   /**
@@ -256,10 +302,6 @@ export class Context<P extends Params = Params> {
     }
     return new Response(body, { status: status ?? state.status, headers });
   }
-}
-
-function tooLarge(limit: number): HttpError {
-  return new HttpError(413, `The request body exceeds the limit of ${limit} bytes`);
 }
 
 async function readBody(request: Request, limit: number): Promise<Uint8Array<ArrayBuffer>> {

@@ -4,6 +4,17 @@
  *
  * @module
  */
+import { HttpError } from "./http_error.ts";
+
+/**
+ * The error of a body over its limit: a 413 with a problem body.
+ *
+ * @param limit The limit, in bytes.
+ * @returns The `HttpError` to throw or answer with.
+ */
+export function tooLarge(limit: number): HttpError {
+  return new HttpError(413, `The request body exceeds the limit of ${limit} bytes`);
+}
 
 /**
  * Reads a stream to the end, stopping (and cancelling it) as soon as more than `limit` bytes

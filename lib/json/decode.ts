@@ -16,7 +16,6 @@ import { isWeftSchema, type SchemaNode } from "./schema.ts";
 import { MAX_DEPTH, rootFinder } from "./_check.ts";
 import { explain, toJsonError } from "./_explain.ts";
 import { scan } from "./_scan.ts";
-import { installDecoder } from "./_hook.ts";
 
 // The lenient decoder is Deno's fast path (the fatal one is ~15 % slower on 2 KiB). It turns
 // invalid UTF-8 into U+FFFD, so text containing U+FFFD has its bytes checked by the scanner.
@@ -76,7 +75,6 @@ export function decode<S extends StandardSchemaV1>(
   return validate(target, value, data) as DecodeResult<Infer<S>>;
 }
 
-installDecoder(decode);
 
 function validate(
   target: StandardSchemaV1,

@@ -50,6 +50,22 @@ export type DecodeResult<T> =
   | { readonly ok: true; readonly value: T }
   | { readonly ok: false; readonly error: JsonError };
 
+/**
+ * A schema that decodes JSON itself: every Weft schema, and any Standard Schema validator
+ * wrapped with `schema.standard()`. This is what `ctx.decode()` takes: the decoder travels
+ * with the schema, so an app that decodes JSON carries the decoder in its bundle because it
+ * uses a schema, never because a module was loaded for its side effects.
+ */
+export interface Decodable<T = unknown> {
+  /**
+   * Decodes UTF-8 bytes or text into a `T`; never throws on any input.
+   *
+   * @param data The bytes (a request body) or text.
+   * @returns The typed value, or a {@linkcode JsonError}.
+   */
+  readonly "~decode": (data: Uint8Array | string) => DecodeResult<T>;
+}
+
 /** A path segment: an object key or an array index. */
 export type PathKey = string | number;
 

@@ -131,6 +131,7 @@ export { decode } from "./decode.ts";
 export { encode } from "./encode.ts";
 export { fingerprint, isJson, precompiled } from "./precompiled.ts";
 export {
+  type Decodable,
   type DecodeResult,
   formatPath,
   type JsonError,
@@ -144,6 +145,7 @@ export {
   type AnySchema,
   type ArraySchema,
   type BooleanSchema,
+  type DecodableValidator,
   type EnumSchema,
   type IntegerSchema,
   isWeftSchema,

@@ -5,7 +5,9 @@
  * @module
  */
 import type { Infer, StandardSchemaV1, StandardSchemaV1Props } from "./standard_schema.ts";
+import type { Decodable, DecodeResult } from "./json_error.ts";
 import { standardValidate } from "./_explain.ts";
+import { decode } from "./decode.ts";
 
 /** A JSON scalar. */
 export type JsonPrimitive = string | number | boolean | null;
@@ -37,12 +39,17 @@ export type SchemaKind =
  * A Weft schema whose values have type `T`: a `kind` tag and the Standard Schema v1
  * properties (vendor `"weft"`). Build schemas with {@linkcode schema}.
  */
-export interface Schema<T = unknown> extends StandardSchemaV1<T, T> {
+export interface Schema<T = unknown> extends StandardSchemaV1<T, T>, Decodable<T> {
   /** The node's tag. */
   readonly kind: SchemaKind;
   /** The Standard Schema v1 properties (vendor `"weft"`). */
   readonly "~standard": StandardSchemaV1Props<T, T>;
+  /** Decodes JSON bytes or text against this schema (what `ctx.decode()` calls). */
+  readonly "~decode": (data: Uint8Array | string) => DecodeResult<T>;
 }
+
+/** A Standard Schema validator that decodes JSON: what {@linkcode SchemaBuilder.standard} returns. */
+export type DecodableValidator<S extends StandardSchemaV1> = S & Decodable<Infer<S>>;
 
 /** A JSON string. */
 export interface StringSchema extends Schema<string> {
@@ -237,6 +244,12 @@ export interface SchemaBuilder {
   record<I extends Schema>(value: I): RecordSchema<I>;
   /** Any JSON value. */
   any(): AnySchema;
+  /**
+   * Wraps any Standard Schema v1 validator (zod, valibot, arktype) so that `ctx.decode()`
+   * decodes request bodies into it, with the same syntax errors and byte offsets as Weft's own
+   * schemas.
+   */
+  standard<S extends StandardSchemaV1>(validator: S): DecodableValidator<S>;
 }
 
 const BUILT = new WeakSet<object>();
@@ -250,6 +263,10 @@ function node<T extends SchemaNode>(fields: Record<string, any> & { kind: T["kin
       vendor: "weft",
       validate: (value: unknown) => standardValidate(schema as unknown as SchemaNode, value),
     }),
+    enumerable: false,
+  });
+  Object.defineProperty(schema, "~decode", {
+    value: (data: Uint8Array | string) => decode(data, schema as unknown as SchemaNode),
     enumerable: false,
   });
   BUILT.add(Object.freeze(schema));
@@ -377,6 +394,16 @@ export const schema: SchemaBuilder = {
   record(value) {
     expectSchema(value, "a record schema");
     return node({ kind: "record", value });
+  },
+  standard<S extends StandardSchemaV1>(validator: S): DecodableValidator<S> {
+    const props = (validator as { "~standard"?: { validate?: unknown } } | null)?.["~standard"];
+    if (typeof props?.validate !== "function") {
+      throw new TypeError("Cannot wrap the validator: it is not a Standard Schema v1 validator");
+    }
+    return Object.freeze({
+      "~standard": validator["~standard"],
+      "~decode": (data: Uint8Array | string) => decode(data, validator),
+    }) as unknown as DecodableValidator<S>;
   },
 };
 

@@ -4,12 +4,13 @@
  *
  * @module
  */
-import { createApp } from "../_app.ts";
+import { createApp, settle } from "../_app.ts";
 import type { Context } from "../context.ts";
 import { problem } from "../http/problem.ts";
 import type { App, Handler, Params } from "../types.ts";
 import { parsePattern, type PathParams } from "./pattern.ts";
 import { RadixTree } from "./radix.ts";
+import { decodePath, restoreParam } from "./_path.ts";
 
 /** A route definition made by {@linkcode route} or a method constructor. */
 export interface Route {
@@ -138,38 +139,53 @@ export function options<P extends string>(pattern: P, handler: Handler<PathParam
 
 interface Target {
   handler: Handler;
+  /** The route pattern, for ctx.route. */
+  pattern: string;
   /** A HEAD answered by a GET handler: the body is dropped. */
   headFromGet: boolean;
   /** A static pattern without "%": a path equal to it needs no percent-decoding. */
   plain: boolean;
 }
 
-const ENCODED = /%2F|%25/gi;
-
-// Percent-decodes each segment once, keeping "/" and "%" encoded so segment boundaries
-// survive; throws URIError on a malformed escape or invalid UTF-8.
-function normalize(path: string): string {
-  const parts = path.split("/");
-  for (let i = 0; i < parts.length; i++) {
-    const part = parts[i];
-    if (part.includes("%")) {
-      parts[i] = decodeURIComponent(part).replaceAll("%", "%25").replaceAll("/", "%2F");
-    }
-  }
-  return parts.join("/");
-}
-
 function isPlain(pattern: string): boolean {
   return !pattern.includes("%") && parsePattern(pattern).every((s) => s.kind === "static");
 }
 
-function restore(value: string): string {
-  return value.replace(ENCODED, (m) => m[1] === "2" && m[2] === "5" ? "%" : "/");
+// RFC 9110 §9.3.2 and §8.6: the answer to HEAD is the GET response without its content, with
+// the Content-Length the GET would have, or none. A body that is at hand (a string, bytes, a
+// stream that ends at once) is counted; one that is not ready by the next macrotask, such as an
+// event stream, is cancelled and the length left out. Nothing is kept in memory.
+async function withoutBody(res: Response): Promise<Response> {
+  const body = res.body;
+  if (body === null) return res;
+  const head = new Response(null, res);
+  if (res.headers.has("content-length")) {
+    body.cancel().catch(() => {});
+    return head;
+  }
+  const length = await countBytes(body);
+  if (length !== undefined) head.headers.set("content-length", String(length));
+  return head;
 }
 
-function dropBody(res: Response): Response {
-  res.body?.cancel().catch(() => {});
-  return new Response(null, res);
+async function countBytes(body: ReadableStream<Uint8Array>): Promise<number | undefined> {
+  const reader = body.getReader();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<undefined>((resolve) => timer = setTimeout(() => resolve(undefined), 0));
+  let length = 0;
+  try {
+    for (;;) {
+      const chunk = await Promise.race([reader.read(), late]);
+      if (chunk === undefined) return undefined;
+      if (chunk.done) return length;
+      length += chunk.value.byteLength;
+    }
+  } catch {
+    return undefined;
+  } finally {
+    clearTimeout(timer);
+    reader.cancel().catch(() => {});
+  }
 }
 
 /**
@@ -202,11 +218,11 @@ export function router(routes: readonly Route[], options: RouterOptions = {}): A
     if (typeof handler !== "function") {
       throw new TypeError(`Cannot add route "${method} ${pattern}": the handler is not a function`);
     }
-    tree.add(method, pattern, { handler, headFromGet: false, plain: isPlain(pattern) });
+    tree.add(method, pattern, { handler, pattern, headFromGet: false, plain: isPlain(pattern) });
   }
   for (const { method, pattern, handler } of routes) {
     if (method === "GET" && !tree.has("HEAD", pattern)) {
-      tree.add("HEAD", pattern, { handler, headFromGet: true, plain: isPlain(pattern) });
+      tree.add("HEAD", pattern, { handler, pattern, headFromGet: true, plain: isPlain(pattern) });
     }
   }
   const redirect = options.trailingSlash === "redirect";
@@ -251,7 +267,7 @@ export function router(routes: readonly Route[], options: RouterOptions = {}): A
       encoded = path.includes("%");
       if (encoded) {
         try {
-          path = normalize(path);
+          path = decodePath(path);
         } catch {
           return problem({
             status: 400,
@@ -267,13 +283,13 @@ export function router(routes: readonly Route[], options: RouterOptions = {}): A
       const params: Params = {};
       for (let i = 0; i < names.length; i++) {
         const value = values[i];
-        params[names[i]] = encoded && value.includes("%") ? restore(value) : value;
+        params[names[i]] = encoded ? restoreParam(value) : value;
       }
       ctx.params = params;
     }
-    const { handler, headFromGet } = match.data;
+    const { handler, headFromGet, pattern } = match.data;
+    ctx.route = pattern;
     if (!headFromGet) return handler(ctx);
-    const res = handler(ctx);
-    return res instanceof Promise ? res.then(dropBody) : dropBody(res);
+    return settle(ctx, handler).then(withoutBody);
   });
 }

@@ -262,6 +262,15 @@ export function isNodeResponse(response: Response): response is Response & NodeR
 }
 
 /**
+ * Whether a value is a `Response`: a light one first, since a generic instanceof costs more
+ * in Node 20 than the property read (the Node load benchmark).
+ */
+export function isResponse(value: unknown): value is Response {
+  return (typeof value === "object" && value !== null &&
+    isNodeResponse(value as Response)) || value instanceof NativeResponse;
+}
+
+/**
  * Makes `Response` in every module the lightweight one, as @hono/node-server does, unless
  * something else replaced Node's own already.
  */

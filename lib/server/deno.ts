@@ -374,6 +374,11 @@ export function upgradeWebSocket(
   return response;
 }
 
+/** Whether a value is a `Response`. */
+export function isResponse(value: unknown): value is Response {
+  return value instanceof Response;
+}
+
 /** Reads an environment variable; undefined when unset or not permitted. */
 export function env(name: string): string | undefined {
   try {
@@ -402,6 +407,7 @@ export const runtime: Runtime = {
   serve,
   upgradeWebSocket,
   fs,
+  isResponse,
   env,
   stderrIsTerminal,
   writeStderr,

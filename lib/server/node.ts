@@ -49,7 +49,7 @@ import {
   sniff,
 } from "./_node_http.ts";
 import { serveStreams } from "./_node_h2.ts";
-import { installResponse } from "./_node_response.ts";
+import { installResponse, isResponse } from "./_node_response.ts";
 import { SHUTDOWN_REASON, upgradeWebSocket, WS_CLOSE_GRACE_MS } from "./_node_ws.ts";
 import type {
   FetchFunction,
@@ -59,7 +59,7 @@ import type {
   ServerAddr,
 } from "./types.ts";
 
-export { fs, upgradeWebSocket };
+export { fs, isResponse, upgradeWebSocket };
 
 /** Starts a `node:http` server (HTTP/1.1 and h2c) or, with TLS, a `node:http2` one (h2 and HTTP/1.1). */
 export function serve(fetch: FetchFunction, options: RuntimeServeOptions): RuntimeServer {
@@ -164,6 +164,7 @@ export const runtime: Runtime = {
   serve,
   upgradeWebSocket,
   fs,
+  isResponse,
   env,
   stderrIsTerminal,
   writeStderr,

@@ -219,6 +219,8 @@ export interface Runtime {
   ): Response;
   /** File-system calls. */
   readonly fs: RuntimeFs;
+  /** Whether a value is a `Response` of this runtime (the server's own light class included). */
+  isResponse(value: unknown): value is Response;
   /** Reads an environment variable; undefined when unset or not permitted. */
   env(name: string): string | undefined;
   /** Whether standard error is a terminal. */
