@@ -1,6 +1,6 @@
 /**
  * Generates `lib/http/mime_table.ts` (file extension → media type) from the npm package
- * mime-db, with the spec's additions taking precedence (DESIGN.md decision 6).
+ * mime-db, with the spec's additions taking precedence (docs/architecture.md, decision 6).
  *
  * Usage: `deno run --allow-write=lib/http/mime_table.ts scripts/gen_mime.ts`
  *
@@ -11,7 +11,7 @@ import db from "mime-db";
 const MIME_DB_VERSION = "1.54.0";
 const OUT = new URL("../lib/http/mime_table.ts", import.meta.url);
 
-/** The spec's table (SPEC.md §4.8); these win over mime-db. */
+/** The project's own entries (docs/architecture.md, decision 6); these win over mime-db. */
 const SPEC_ADDITIONS: Readonly<Record<string, string>> = {
   js: "application/javascript",
   json: "application/json",

@@ -23,7 +23,7 @@ import type {
 export interface GatewayOptions {
   /**
    * The largest request body, in bytes, that is buffered into `wsgi.input`; a larger one is
-   * answered with 413 before the application runs (DESIGN.md decision 10).
+   * answered with 413 before the application runs (docs/architecture.md, decision 10).
    * @default {1048576}
    */
   maxBodyBytes?: number;
@@ -140,7 +140,7 @@ function buildEnviron(
   info: ConnInfo | undefined,
   errors: WsgiErrors,
 ): Environ {
-  // Slice the URL instead of constructing a URL object (DESIGN.md performance model).
+  // Slice the URL instead of constructing a URL object (docs/architecture.md, "Performance").
   const url = request.url;
   const schemeEnd = url.indexOf("://");
   const scheme = url.slice(0, schemeEnd);

@@ -1,6 +1,6 @@
 /**
  * `StaticMiddleware`: serves files from a directory under a URL prefix in front of any WSGI
- * application (SPEC.md §4.8, DESIGN.md decisions 4–8).
+ * application (docs/architecture.md, decisions 4–8).
  *
  * @module
  */

@@ -1,6 +1,6 @@
 /**
- * Entity tags: the file ETag both static middlewares send (DESIGN.md decision 5) and the
- * comparison functions of RFC 9110 §8.8.3.2.
+ * Entity tags: the file ETag both static middlewares send (docs/architecture.md, decision 5)
+ * and the comparison functions of RFC 9110 §8.8.3.2.
  *
  * @module
  */

@@ -1,7 +1,8 @@
 /**
- * Request paths to file paths: the path rules both static middlewares share (DESIGN.md
- * decision 7). A path is split into segments that can only name something under the root, and
- * the real path (symlinks resolved) is then required to stay under the real root.
+ * Request paths to file paths: the path rules both static middlewares share
+ * (docs/architecture.md, decision 7). A path is split into segments that can only name
+ * something under the root, and the real path (symlinks resolved) is then required to stay
+ * under the real root.
  *
  * @module
  */

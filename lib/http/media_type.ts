@@ -1,7 +1,7 @@
 /**
- * Content types from file names (DESIGN.md decision 6): the generated mime-db table with the
- * spec's additions; anything unknown is `application/octet-stream`. The table lives in
- * `mime_table.ts`, so only apps that serve files load it.
+ * Content types from file names (docs/architecture.md, decision 6): the generated mime-db
+ * table with the spec's additions; anything unknown is `application/octet-stream`. The table
+ * lives in `mime_table.ts`, so only apps that serve files load it.
  *
  * @module
  */

@@ -15,7 +15,7 @@ export interface Representation {
   readonly path: string;
   /** Metadata of the file whose bytes `body` holds (the `fstat` of the open file). */
   readonly stat: FileStat;
-  /** The strong ETag (DESIGN.md decision 5; variants add `-br` or `-gzip`). */
+  /** The strong ETag (docs/architecture.md, decision 5; variants add `-br` or `-gzip`). */
   readonly etag: string;
   /** The content coding, `null` for the file as it is. */
   readonly coding: Coding | null;

@@ -1,9 +1,9 @@
 /**
- * `staticFiles()`: serves the files of a directory under a URL prefix (DESIGN.md decisions
- * 4–7): safe path resolution, conditional and range requests, precompressed variants, and a
- * bounded in-memory cache of small files. What it needs to answer (the precondition and range
- * logic, the MIME table, the ETag hash) loads with a dynamic import on its first request, so
- * an app's bundle carries only the path checks up front.
+ * `staticFiles()`: serves the files of a directory under a URL prefix (docs/architecture.md,
+ * decisions 4–7): safe path resolution, conditional and range requests, precompressed
+ * variants, and a bounded in-memory cache of small files. What it needs to answer (the
+ * precondition and range logic, the MIME table, the ETag hash) loads with a dynamic import on
+ * its first request, so an app's bundle carries only the path checks up front.
  *
  * @module
  */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { evaluatePreconditions, type PreconditionResult } from "../../lib/http/conditional.ts";
 
-const VECTORS = new URL("../../../shared/corpora/rfc-vectors/vectors.json", import.meta.url);
+const VECTORS = new URL("../fixtures/rfc-vectors/vectors.json", import.meta.url);
 const rules = JSON.parse(Deno.readTextFileSync(VECTORS)).conditional_rules_rfc9110;
 
 const ETAG = '"v2"';

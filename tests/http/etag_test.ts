@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { fileEtag, parseEtagList, strongMatch, weakMatch } from "../../lib/http/etag.ts";
 import { sha256, toHex } from "../../lib/http/_sha256.ts";
 
-const VECTORS = new URL("../../../shared/corpora/rfc-vectors/vectors.json", import.meta.url);
+const VECTORS = new URL("../fixtures/rfc-vectors/vectors.json", import.meta.url);
 const vectors = JSON.parse(Deno.readTextFileSync(VECTORS));
 const table: { etag1: string; etag2: string; strong: boolean; weak: boolean }[] =
   vectors.etag_comparison_rfc9110_8_8_3_2;

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { json, type JsonError, schema } from "../../lib/json/mod.ts";
 
-const CORPUS = new URL("../../../shared/corpora/JSONTestSuite/test_parsing/", import.meta.url);
+const CORPUS = new URL("../fixtures/JSONTestSuite/test_parsing/", import.meta.url);
 const files = [...Deno.readDirSync(CORPUS)].map((entry) => entry.name).filter((name) =>
   name.endsWith(".json")
 ).sort();

@@ -15,7 +15,7 @@ import {
 } from "../fixtures/static/fixture.ts";
 
 const CORPUS = new URL(
-  "../../../shared/corpora/traversal/directory_traversal.txt",
+  "../fixtures/traversal/directory_traversal.txt",
   import.meta.url,
 );
 const payloads = Deno.readTextFileSync(CORPUS).split("\n").filter((line) => line !== "");

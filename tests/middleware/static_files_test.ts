@@ -335,7 +335,7 @@ Deno.test("staticFiles() gives each request its own 304 and HEAD response", asyn
 
 const VECTORS = JSON.parse(
   Deno.readTextFileSync(
-    new URL("../../../shared/corpora/rfc-vectors/vectors.json", import.meta.url),
+    new URL("../fixtures/rfc-vectors/vectors.json", import.meta.url),
   ),
 );
 

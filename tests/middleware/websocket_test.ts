@@ -42,7 +42,7 @@ async function problemOf(res: Response): Promise<{ status: number; detail: strin
 }
 
 Deno.test("acceptKey() matches the RFC 6455 vectors", async () => {
-  const url = new URL("../../../shared/corpora/rfc-vectors/vectors.json", import.meta.url);
+  const url = new URL("../fixtures/rfc-vectors/vectors.json", import.meta.url);
   const vectors = JSON.parse(await Deno.readTextFile(url)).websocket_accept as {
     sec_websocket_key: string;
     sec_websocket_accept: string;

@@ -35,12 +35,13 @@ export const RUNTIME_DIFFERENCES = {
   mtimePrecision: {
     deno: "file mtimes in milliseconds (mtimeNs = ms × 10⁶), so ETags hash whole milliseconds",
     node: "true nanosecond mtimes (fs.stat with bigint), identical to Python's st_mtime_ns",
-    why: "DESIGN.md decision 5; tests that compare runtimes pin mtimes to whole milliseconds",
+    why: "docs/architecture.md, decision 5; tests that compare runtimes pin mtimes to whole " +
+      "milliseconds",
   },
   webSocketPingPong: {
     deno: "pings are answered by Deno and never reach onMessage; ping() returns false",
     node: "ws answers pings and reports both: ping and pong frames reach onMessage; ping() sends",
-    why: "Deno exposes no ping API (DESIGN.md decision 9)",
+    why: "Deno exposes no ping API (docs/architecture.md, decision 9)",
   },
   webSocketOversize: {
     deno: "a message is measured once Deno has reassembled it (frames up to 64 MiB), then 1009 " +

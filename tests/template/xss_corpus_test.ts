@@ -1,4 +1,4 @@
-// The XSS corpus (../shared/corpora/xss/*.txt, one payload a line): every payload rendered into
+// The XSS corpus (tests/fixtures/xss/*.txt, one payload a line): every payload rendered into
 // a text node, a double-quoted and a single-quoted attribute value (and RCDATA) must parse back,
 // with parse5 (the WHATWG HTML parser), as exactly one text node or attribute value equal to the
 // payload, with no extra element or attribute.

@@ -2,7 +2,7 @@
 // and st_mtime_ns), Last-Modified (email.utils.formatdate(st_mtime, usegmt=True)) and, for the
 // spec's extensions, the content type (mimetypes plus the spec's additions); Weft's headers
 // must match exactly. Fixture mtimes are pinned to whole milliseconds, the precision Deno
-// exposes (DESIGN.md decision 5).
+// exposes (docs/architecture.md, decision 5).
 import assert from "node:assert/strict";
 import { StaticMiddleware, validator } from "../../wsgi/mod.ts";
 import { call, fallbackApp, latin1, makeEnviron, pattern } from "./_harness.ts";
@@ -131,7 +131,7 @@ Deno.test("StaticMiddleware() headers match python3's ETag, Last-Modified and co
 
 Deno.test("StaticMiddleware() on Deno hashes a sub-millisecond mtime at millisecond precision", async () => {
   // Deno's stat has millisecond precision; Node's gives Python's exact st_mtime_ns (the Node
-  // suite checks that). Weft documents this in DESIGN.md decision 5.
+  // suite checks that). Weft documents this in docs/architecture.md, decision 5.
   const root = Deno.makeTempDirSync({ prefix: "weft_wsgi_py_ns_" });
   try {
     Deno.writeTextFileSync(`${root}/precise.txt`, "nanoseconds");

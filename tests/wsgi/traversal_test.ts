@@ -1,4 +1,4 @@
-// Every payload of ../shared/corpora/traversal/directory_traversal.txt, decoded as a server
+// Every payload of tests/fixtures/traversal/directory_traversal.txt, decoded as a server
 // would, under several prefixes: every one must reach the wrapped app and no response may carry
 // a canary (files planted outside the root at every level a traversal could reach) or the
 // machine's real /etc/passwd.
@@ -7,7 +7,7 @@ import { StaticMiddleware, toFetchHandler, validator } from "../../wsgi/mod.ts";
 import { buildFixture, call, CANARY, decoder, fallbackApp, makeEnviron } from "./_harness.ts";
 
 const CORPUS = new URL(
-  "../../../shared/corpora/traversal/directory_traversal.txt",
+  "../fixtures/traversal/directory_traversal.txt",
   import.meta.url,
 );
 const payloads = Deno.readTextFileSync(CORPUS).split("\n").filter((line) => line !== "");
