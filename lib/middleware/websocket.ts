@@ -112,6 +112,24 @@ export interface WebSocketOptions {
    * @default {30}
    */
   idleTimeout?: number;
+  /**
+   * The origins whose pages may open a connection: a list of serialized origins
+   * (`"https://app.example"`, `"http://localhost:8000"`: scheme, host and a port other than
+   * the default, lowercase, no path), matched exactly against the `Origin` header, or a
+   * function that receives the `Origin` and the context and returns whether to allow it. A
+   * handshake whose `Origin` is not allowed gets 403 (problem+json) before any upgrade. A
+   * handshake without `Origin` is allowed: browsers always send one, so it comes from a
+   * non-browser client, which could forge any `Origin` anyway (RFC 6455 §10.2). The opaque
+   * origin `"null"` is only allowed by a function.
+   *
+   * Browsers send cookies with a WebSocket handshake from any site, and neither the same-origin
+   * policy nor `cors()` applies to it, so a socket authenticated by a cookie needs this option:
+   * without it, any page a signed-in user visits can open the socket as that user (cross-site
+   * WebSocket hijacking).
+   *
+   * @default {undefined} Any origin may connect.
+   */
+  origins?: readonly string[] | ((origin: string, ctx: Context) => boolean | Promise<boolean>);
 }
 
 /**
@@ -140,7 +158,11 @@ function fail(detail: string): never {
  *   `Sec-WebSocket-Key` that is not the base64 encoding of 16 bytes: 400;
  * - a `Sec-WebSocket-Version` other than 13 (or none): 426 with `Sec-WebSocket-Version: 13`;
  * - no WebSocket handshake at all: 426 with `Upgrade: websocket` when used as a route handler;
- *   `next()` when used as a middleware.
+ *   `next()` when used as a middleware;
+ * - an `Origin` that `origins` does not allow: 403.
+ *
+ * Any origin may connect unless `options.origins` says otherwise, and browsers send cookies
+ * with the handshake from any site: a socket authenticated by a cookie must set `origins`.
  *
  * WebSockets stay on HTTP/1.1: over HTTP/2 a request cannot carry `Upgrade`, so it gets 426
  * (Weft does not implement RFC 8441). Messages are delivered whole. Graceful shutdown of
@@ -155,9 +177,10 @@ function fail(detail: string): never {
  * with 1007 and 1009 while receiving, and surfaces pings and pongs.
  *
  * @param handlers `onOpen`, `onMessage`, `onClose` and `onError`, all optional.
- * @param options `maxMessageBytes`, `protocols`, `idleTimeout`.
+ * @param options `maxMessageBytes`, `protocols`, `idleTimeout`, `origins`.
  * @returns A function that is both a middleware and a route handler.
- * @throws {TypeError} When a handler is not a function or a protocol is not an HTTP token.
+ * @throws {TypeError} When a handler is not a function, a protocol is not an HTTP token or an
+ * origin is not a serialized origin.
  * @throws {RangeError} When `maxMessageBytes` is not a positive integer or `idleTimeout` is
  * negative.
  *
@@ -217,17 +240,32 @@ export function websocket(
       fail(`protocol ${JSON.stringify(name)} is not an HTTP token`);
     }
   }
+  const allowOrigin = compileOrigins(options.origins);
 
   return function websocket(ctx: Context, next?: Next): Response | Promise<Response> {
     // 2. Weft's own handshake check, before the runtime sees the request
     const handshake = checkHandshake(ctx.req, protocols);
     if (handshake.kind === "none") return next === undefined ? upgradeRequired() : next();
     if (handshake.kind === "refused") return handshake.response;
-    // 3. the upgrade: the runtime's 101, which the chain returns like any response
+    // 3. the origin (RFC 6455 §4.2.2 item 4, §10.2): only browsers must send one
+    const origin = ctx.req.headers.get("origin");
+    if (allowOrigin !== undefined && origin !== null) {
+      const allowed = allowOrigin(origin, ctx);
+      if (allowed instanceof Promise) {
+        return allowed.then((ok) => ok ? upgrade(ctx, handshake.protocol) : forbidden());
+      }
+      if (!allowed) return forbidden();
+    }
+    // 4. the upgrade
+    return upgrade(ctx, handshake.protocol);
+  };
+
+  // The runtime's 101, which the chain returns like any response.
+  function upgrade(ctx: Context, protocol: string | undefined): Response {
     const connection = new Connection(ctx, handlers);
     try {
       return upgradeWebSocket(ctx.req, {
-        protocol: handshake.protocol,
+        protocol,
         maxMessageBytes,
         idleTimeout,
         info: ctx.info,
@@ -236,7 +274,32 @@ export function websocket(
       // The runtime refused a handshake Weft accepts (a request it cannot upgrade).
       return problem({ status: 400, detail: "The WebSocket handshake could not be completed" });
     }
-  };
+  }
+}
+
+type AllowOrigin = (origin: string, ctx: Context) => boolean | Promise<boolean>;
+
+// A list becomes a set lookup; entries must be serialized origins, since a trailing slash or
+// an uppercase host would otherwise never match and lock every browser out without a word.
+function compileOrigins(origins: WebSocketOptions["origins"]): AllowOrigin | undefined {
+  if (origins === undefined || typeof origins === "function") return origins;
+  if (!Array.isArray(origins)) fail("origins must be an array of origins or a function");
+  for (const origin of origins) {
+    if (typeof origin !== "string" || !URL.canParse(origin) || new URL(origin).origin !== origin) {
+      fail(
+        `origin ${JSON.stringify(origin)} is not a serialized origin like "https://example.com"`,
+      );
+    }
+  }
+  const allowed = new Set<string>(origins);
+  return (origin) => allowed.has(origin);
+}
+
+function forbidden(): Response {
+  return problem({
+    status: 403,
+    detail: "This origin may not open a WebSocket connection to this resource",
+  });
 }
 
 /** RFC 6455 §1.3: the GUID appended to the key. */

@@ -630,6 +630,55 @@ export const websocketCases: Record<string, (env: Env) => Promise<void>> = {
     });
   },
 
+  async "websocket: origins refuses a handshake from another site with 403 before the upgrade"(
+    env,
+  ) {
+    const { get, router } = env.weft;
+    const { websocket } = weft(env);
+    let opened = 0;
+    const handlers = { onOpen: () => void opened++ };
+    const app = router([
+      get("/list", websocket(handlers, { origins: ["https://app.example"] })),
+      get(
+        "/fn",
+        websocket(handlers, {
+          origins: (origin) => Promise.resolve(origin.endsWith(".app.example")),
+        }),
+      ),
+      get("/any", websocket(handlers)),
+    ]);
+    const cases: [string, string | null, number][] = [
+      ["/list", "https://evil.example", 403],
+      ["/list", "https://app.example.evil.example", 403],
+      ["/list", "http://app.example", 403], // another scheme is another origin
+      ["/list", "https://app.example:8443", 403],
+      ["/list", "null", 403],
+      ["/list", "https://app.example", 101],
+      ["/list", null, 101], // no Origin: not a browser
+      ["/fn", "https://evil.example", 403],
+      ["/fn", "https://eu.app.example", 101],
+      ["/any", "https://evil.example", 101], // without origins, any origin may connect
+    ];
+    await withServer(env, app, async (port) => {
+      for (const [path, origin, status] of cases) {
+        const raw = await RawClient.open(port);
+        try {
+          raw.write(handshake(path, { origin }));
+          const res = await within(10_000, `${path} from ${origin}`, raw.response());
+          assert.equal(res.status, status, `${path} from ${origin}`);
+          if (status === 403) {
+            assert.equal(res.headers.get("content-type"), "application/problem+json");
+            assert.equal(JSON.parse(res.body).status, 403);
+            assert.equal(res.headers.get("sec-websocket-accept"), null);
+          }
+        } finally {
+          raw.close();
+        }
+      }
+      await eventually("the sockets allowed to open", () => opened === 4);
+    });
+  },
+
   async "websocket: the first server protocol the client offers is chosen"(env) {
     const { get, router } = env.weft;
     const { websocket } = weft(env);

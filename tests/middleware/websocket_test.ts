@@ -273,4 +273,11 @@ Deno.test("websocket() refuses malformed options", () => {
     message: 'Cannot create websocket(): protocol "a b" is not an HTTP token',
   });
   assert.throws(() => websocket({}, { protocols: [""] }), TypeError);
+  for (const origin of ["https://app.example/", "https://App.example", "app.example", "null"]) {
+    assert.throws(() => websocket({}, { origins: [origin] }), TypeError, origin);
+  }
+  assert.throws(() => websocket({}, { origins: "https://app.example" as never }), {
+    name: "TypeError",
+    message: "Cannot create websocket(): origins must be an array of origins or a function",
+  });
 });
