@@ -62,7 +62,10 @@ export interface WebSocketConnection {
 /**
  * What a WebSocket route does. Every handler is optional and may return a promise; calls on
  * one connection never overlap and come in order (`onOpen`, the messages, `onClose`), so an
- * async `onMessage` sees messages in the order they arrived.
+ * async `onMessage` sees messages in the order they arrived. Messages that arrive while a
+ * handler runs wait, up to `maxQueuedMessages` and `maxQueuedBytes`; once the connection has
+ * closed, the waiting messages are dropped: the running call finishes, then only the peer's
+ * close frame and `onClose` follow.
  */
 export interface WebSocketHandlers {
   /** The 101 response went out; `socket.send()` works from here on. */
@@ -72,9 +75,9 @@ export interface WebSocketHandlers {
   /**
    * The connection is closed; called once. `code` is the peer's when it started the closing
    * handshake, the server's own when the server did (the argument of `close()`, 1009 for an
-   * over-size message, 1011 after a handler threw, 1001 on shutdown or an idle timeout), or
-   * 1006 when the connection ended without one (a protocol error, invalid UTF-8 on Deno, a lost
-   * peer).
+   * over-size message, 1008 when too many messages wait for the handler, 1011 after a handler
+   * threw, 1001 on shutdown or an idle timeout), or 1006 when the connection ended without one
+   * (a protocol error, invalid UTF-8 on Deno, a lost peer).
    */
   onClose?(socket: WebSocketConnection, code: number, reason: string): void | Promise<void>;
   /**
@@ -130,6 +133,24 @@ export interface WebSocketOptions {
    * @default {undefined} Any origin may connect.
    */
   origins?: readonly string[] | ((origin: string, ctx: Context) => boolean | Promise<boolean>);
+  /**
+   * How many messages of one connection may wait while an async handler runs (pings and pongs
+   * count). Past it the socket closes with 1008 (policy violation; not 1013, "try again later",
+   * since a client that comes back sending as fast is closed again) and the waiting messages
+   * are dropped. Handlers run one at a time, so without a bound a client that sends faster than
+   * `onMessage` finishes makes the server hold every message it sent.
+   *
+   * @default {64}
+   */
+  maxQueuedMessages?: number;
+  /**
+   * How many bytes of messages of one connection may wait while an async handler runs (a text
+   * message counts its length in UTF-16 code units). Past it the socket closes with 1008, as
+   * past {@linkcode WebSocketOptions.maxQueuedMessages}.
+   *
+   * @default {4194304}
+   */
+  maxQueuedBytes?: number;
 }
 
 /**
@@ -140,6 +161,8 @@ export type WebSocketMiddleware = (ctx: Context, next?: Next) => Response | Prom
 
 /** The default of {@linkcode WebSocketOptions.maxMessageBytes}: 1 MiB. */
 const DEFAULT_MAX_MESSAGE_BYTES = 1_048_576;
+/** The default of {@linkcode WebSocketOptions.maxQueuedBytes}: 4 MiB. */
+const DEFAULT_MAX_QUEUED_BYTES = 4_194_304;
 
 const HANDLERS = ["onOpen", "onMessage", "onClose", "onError"] as const;
 
@@ -165,24 +188,29 @@ function fail(detail: string): never {
  * with the handshake from any site: a socket authenticated by a cookie must set `origins`.
  *
  * WebSockets stay on HTTP/1.1: over HTTP/2 a request cannot carry `Upgrade`, so it gets 426
- * (Weft does not implement RFC 8441). Messages are delivered whole. Graceful shutdown of
- * `serve()` closes open sockets with 1001.
+ * (Weft does not implement RFC 8441). Messages are delivered whole. A client that sends
+ * faster than an async handler keeps up is closed with 1008 past `maxQueuedMessages` or
+ * `maxQueuedBytes` waiting. Graceful shutdown of `serve()` closes open sockets with 1001.
  *
  * What Deno decides before Weft sees a message: it joins fragments without a limit on the
  * total and drops the connection on a single frame over 64 MiB, so `maxMessageBytes` is
  * enforced once a message has arrived whole; it answers pings itself and reports neither pings
  * nor pongs, so `ping()` returns false and `ping`/`pong` frames never arrive; and it drops the
  * connection without a close frame on a text message that is not valid UTF-8 (the client sees
- * 1006 instead of 1007; `onError` gets "Invalid UTF-8", `onClose` 1006). The Node build closes
- * with 1007 and 1009 while receiving, and surfaces pings and pongs.
+ * 1006 instead of 1007; `onError` gets "Invalid UTF-8", `onClose` 1006); and once the server
+ * has started to close, it drops the connection on the next data frame, often before its close
+ * frame went out (a client closed with 1008 while it floods the handler sees 1006; `onClose`
+ * gets 1008). The Node build closes with 1007 and 1009 while receiving, sends every close
+ * frame, and surfaces pings and pongs.
  *
  * @param handlers `onOpen`, `onMessage`, `onClose` and `onError`, all optional.
- * @param options `maxMessageBytes`, `protocols`, `idleTimeout`, `origins`.
+ * @param options `maxMessageBytes`, `protocols`, `idleTimeout`, `origins`,
+ * `maxQueuedMessages`, `maxQueuedBytes`.
  * @returns A function that is both a middleware and a route handler.
  * @throws {TypeError} When a handler is not a function, a protocol is not an HTTP token or an
  * origin is not a serialized origin.
- * @throws {RangeError} When `maxMessageBytes` is not a positive integer or `idleTimeout` is
- * negative.
+ * @throws {RangeError} When `maxMessageBytes` is not a positive integer, `maxQueuedMessages`
+ * or `maxQueuedBytes` not a non-negative integer, or `idleTimeout` is negative.
  *
  * @example An echo route
  * ```ts
@@ -241,6 +269,10 @@ export function websocket(
     }
   }
   const allowOrigin = compileOrigins(options.origins);
+  const limits = {
+    maxQueuedMessages: count("maxQueuedMessages", options.maxQueuedMessages ?? 64),
+    maxQueuedBytes: count("maxQueuedBytes", options.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES),
+  };
 
   return function websocket(ctx: Context, next?: Next): Response | Promise<Response> {
     // 2. Weft's own handshake check, before the runtime sees the request
@@ -262,7 +294,7 @@ export function websocket(
 
   // The runtime's 101, which the chain returns like any response.
   function upgrade(ctx: Context, protocol: string | undefined): Response {
-    const connection = new Connection(ctx, handlers);
+    const connection = new Connection(ctx, handlers, limits);
     try {
       return upgradeWebSocket(ctx.req, {
         protocol,
@@ -293,6 +325,15 @@ function compileOrigins(origins: WebSocketOptions["origins"]): AllowOrigin | und
   }
   const allowed = new Set<string>(origins);
   return (origin) => allowed.has(origin);
+}
+
+function count(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new RangeError(
+      `Cannot create websocket(): ${name} ${value} is not a non-negative integer`,
+    );
+  }
+  return value;
 }
 
 function forbidden(): Response {

@@ -212,11 +212,26 @@ export function handshake(
   return head + "\r\n";
 }
 
-/** A masked client frame (RFC 6455 §5.3), FIN set, payload under 64 KiB. */
+/** A masked client frame (RFC 6455 §5.3), FIN set, payload under 4 GiB. */
 export function clientFrame(opcode: number, payload: Uint8Array): Uint8Array {
   const mask = [0x37, 0xfa, 0x21, 0x3d];
   const n = payload.byteLength;
-  const head = n < 126 ? [0x80 | opcode, 0x80 | n] : [0x80 | opcode, 0x80 | 126, n >> 8, n & 0xff];
+  const head = n < 126
+    ? [0x80 | opcode, 0x80 | n]
+    : n < 65_536
+    ? [0x80 | opcode, 0x80 | 126, n >> 8, n & 0xff]
+    : [
+      0x80 | opcode,
+      0x80 | 127,
+      0,
+      0,
+      0,
+      0,
+      n >>> 24,
+      (n >> 16) & 0xff,
+      (n >> 8) & 0xff,
+      n & 0xff,
+    ];
   const out = new Uint8Array(head.length + 4 + n);
   out.set(head);
   out.set(mask, head.length);
@@ -455,6 +470,88 @@ export const websocketCases: Record<string, (env: Env) => Promise<void>> = {
       assert.deepEqual(seen.closes.map(([code]) => code), [1009, 1009]);
       assert.equal(seen.frames.filter((f) => f.type === "text").length, 0);
       assert.equal(seen.frames.filter((f) => f.type === "binary").length, 1);
+    });
+  },
+
+  async "websocket: a client that floods a slow handler is closed with 1008 (Deno: dropped)"(
+    env,
+  ) {
+    const { get, router } = env.weft;
+    const seen = newSeen();
+    const app = router([
+      get(
+        "/ws",
+        weft(env).websocket({
+          async onMessage(socket: WebSocketConnection, frame: WebSocketFrame) {
+            seen.frames.push(frame);
+            // The first message holds the handler until the server closes, so the rest wait.
+            await eventually("the server's close", () => socket.readyState !== "open")
+              .catch(() => {});
+          },
+          onClose(_socket: WebSocketConnection, code: number, reason: string) {
+            seen.closes.push([code, reason]);
+          },
+        }),
+      ),
+    ]);
+    // 1. more than 64 messages waiting (the default maxQueuedMessages)
+    // 2. more than 4 MiB waiting (the default maxQueuedBytes), in 17 messages of 256 KiB
+    const floods = [
+      Array.from({ length: 100 }, (_, i) => clientFrame(0x1, new TextEncoder().encode(`${i}`))),
+      Array.from({ length: 20 }, () => clientFrame(0x2, new Uint8Array(262_144))),
+    ];
+    await withServer(env, app, async (port) => {
+      for (const frames of floods) {
+        const raw = await RawClient.open(port);
+        try {
+          raw.write(handshake("/ws"));
+          assert.equal((await raw.response()).status, 101);
+          for (const frame of frames) raw.write(frame);
+          const close = await within(10_000, "the close", raw.closeFrame());
+          if (close !== null) assert.equal(close.code, 1008);
+          // Deno drops a closing socket on the next data frame, before its close frame went out.
+          else assert.ok(isDeno, "only Deno may end the connection without a 1008 close frame");
+        } finally {
+          raw.close();
+        }
+      }
+      await eventually("onClose", () => seen.closes.length === 2);
+      assert.deepEqual(seen.closes.map(([code]) => code), [1008, 1008]);
+      // Only the message that held each handler was delivered; the waiting ones were dropped.
+      assert.deepEqual(seen.frames.map((f) => f.type), ["text", "binary"]);
+    });
+  },
+
+  async "websocket: messages still waiting when the client leaves are dropped"(env) {
+    const { get, router } = env.weft;
+    let calls = 0;
+    const closes: number[] = [];
+    const app = router([
+      get(
+        "/ws",
+        weft(env).websocket({
+          async onMessage(socket: WebSocketConnection, frame: WebSocketFrame) {
+            if (frame.type !== "text") return;
+            calls++;
+            // The first message holds the handler until the connection is gone.
+            await eventually("the client's close", () => socket.readyState === "closed")
+              .catch(() => {});
+          },
+          onClose(_socket: WebSocketConnection, code: number) {
+            closes.push(code);
+          },
+        }),
+      ),
+    ]);
+    await withServer(env, app, async (port) => {
+      const client = await openClient(env, `ws://127.0.0.1:${port}/ws`);
+      for (let i = 0; i < 30; i++) client.send(String(i));
+      const done = closed(client);
+      client.close(1000);
+      await done;
+      await eventually("onClose", () => closes.length === 1);
+      assert.deepEqual(closes, [1000]);
+      assert.equal(calls, 1, "only the running call finished; none started after the close");
     });
   },
 

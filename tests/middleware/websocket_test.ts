@@ -265,6 +265,10 @@ Deno.test("websocket() refuses malformed options", () => {
   for (const maxMessageBytes of [0, -1, 1.5, NaN, Infinity]) {
     assert.throws(() => websocket({}, { maxMessageBytes }), RangeError);
   }
+  for (const value of [-1, 1.5, NaN, Infinity]) {
+    assert.throws(() => websocket({}, { maxQueuedMessages: value }), RangeError);
+    assert.throws(() => websocket({}, { maxQueuedBytes: value }), RangeError);
+  }
   for (const idleTimeout of [-1, NaN, Infinity]) {
     assert.throws(() => websocket({}, { idleTimeout }), RangeError);
   }
