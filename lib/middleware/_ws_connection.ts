@@ -20,18 +20,34 @@ function sendable(code: number): boolean {
       (code >= 3000 && code <= 4999));
 }
 
+/** How much may wait for a running async handler on one connection. */
+export interface QueueLimits {
+  maxQueuedMessages: number;
+  maxQueuedBytes: number;
+}
+
+// A handler call waiting for the one running, and the bytes of message it holds.
+interface Pending {
+  call: () => unknown;
+  bytes: number;
+}
+
 /** A WebSocketConnection over a runtime socket. */
 export class Connection implements WebSocketConnection {
   readonly ctx: Context;
   #handlers: WebSocketHandlers;
   #raw: RuntimeSocket | undefined;
   #state: WebSocketState = "connecting";
-  // The last handler call still running; later calls wait for it.
-  #tail: Promise<void> | undefined;
+  #limits: QueueLimits;
+  // Whether an async handler call is still running; later calls wait in #queue.
+  #busy = false;
+  #queue: Pending[] = [];
+  #queuedBytes = 0;
 
-  constructor(ctx: Context, handlers: WebSocketHandlers) {
+  constructor(ctx: Context, handlers: WebSocketHandlers, limits: QueueLimits) {
     this.ctx = ctx;
     this.#handlers = handlers;
+    this.#limits = limits;
   }
 
   get readyState(): WebSocketState {
@@ -76,12 +92,16 @@ export class Connection implements WebSocketConnection {
         this.#state = "open";
         if (onOpen !== undefined) this.#dispatch(() => onOpen(this));
       },
-      onText: (text) => this.#message({ type: "text", text }),
-      onBinary: (data) => this.#message({ type: "binary", data }),
-      onPing: () => this.#message({ type: "ping" }),
-      onPong: () => this.#message({ type: "pong" }),
+      // A text message counts its UTF-16 code units: each holds at least a byte in memory.
+      onText: (text) => this.#message({ type: "text", text }, text.length),
+      onBinary: (data) => this.#message({ type: "binary", data }, data.byteLength),
+      onPing: () => this.#message({ type: "ping" }, 0),
+      onPong: () => this.#message({ type: "pong" }, 0),
       onClose: (code, reason, byPeer) => {
         this.#state = "closed";
+        // No one is left to answer: messages not yet handed to a handler are dropped, and the
+        // running call is followed by the close frame and onClose only.
+        this.#drop();
         if (byPeer) this.#message({ type: "close", code, reason });
         if (onClose !== undefined) this.#dispatch(() => onClose(this, code, reason));
       },
@@ -92,21 +112,64 @@ export class Connection implements WebSocketConnection {
     };
   }
 
-  #message(frame: WebSocketFrame): void {
+  #message(frame: WebSocketFrame, bytes?: number): void {
     const onMessage = this.#handlers.onMessage;
-    if (onMessage !== undefined) this.#dispatch(() => onMessage(this, frame));
+    if (onMessage !== undefined) this.#dispatch(() => onMessage(this, frame), bytes);
   }
 
-  // Runs `call` now when nothing is pending (the common, synchronous case), else after the
-  // pending calls, so an async handler never sees messages out of order.
-  #dispatch(call: () => unknown): void {
-    const tail = this.#tail;
-    const next = tail === undefined ? this.#invoke(call) : tail.then(() => this.#invoke(call));
-    if (next === undefined) return;
-    this.#tail = next;
-    next.then(() => {
-      if (this.#tail === next) this.#tail = undefined;
-    });
+  // Runs `call` now when nothing is running (the common, synchronous case), else queues it
+  // after the calls before it, so an async handler never sees messages out of order. A client
+  // that sends faster than the handler keeps up is closed once the queue passes its limits.
+  // `bytes` is the size of a message from the client; the calls that are not (onOpen, the
+  // peer's close frame, onClose) have none and always run.
+  #dispatch(call: () => unknown, bytes?: number): void {
+    if (!this.#busy) {
+      this.#run(call);
+      return;
+    }
+    this.#queue.push({ call, bytes: bytes ?? 0 });
+    if (bytes === undefined) return;
+    this.#queuedBytes += bytes;
+    const { maxQueuedMessages, maxQueuedBytes } = this.#limits;
+    if (this.#queue.length > maxQueuedMessages || this.#queuedBytes > maxQueuedBytes) {
+      this.#drop();
+      // RFC 6455 §7.4.1: 1008, the client broke the server's policy. Not 1013 ("try again
+      // later"): a client that reconnects and sends at the same pace is closed again.
+      if (this.#state === "open") {
+        this.#state = "closing";
+        this.#raw!.close(1008, "Too many messages waiting for the handler");
+      }
+    }
+  }
+
+  // Runs `call`, then the queued calls, until one returns a promise; the rest waits for it.
+  // #busy stays set throughout, so a call made from inside a handler queues behind the rest.
+  #run(call: () => unknown): void {
+    this.#busy = true;
+    for (let next: (() => unknown) | undefined = call; next !== undefined; next = this.#shift()) {
+      const running = this.#invoke(next);
+      if (running !== undefined) {
+        running.then(() => {
+          const after = this.#shift();
+          if (after === undefined) this.#busy = false;
+          else this.#run(after);
+        });
+        return;
+      }
+    }
+    this.#busy = false;
+  }
+
+  #shift(): (() => unknown) | undefined {
+    const pending = this.#queue.shift();
+    if (pending === undefined) return undefined;
+    this.#queuedBytes -= pending.bytes;
+    return pending.call;
+  }
+
+  #drop(): void {
+    this.#queue = [];
+    this.#queuedBytes = 0;
   }
 
   #invoke(call: () => unknown): Promise<void> | undefined {

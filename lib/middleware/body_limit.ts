@@ -17,7 +17,8 @@ export interface BodyLimitOptions {
    * `"stream"`: the handler gets the body as a stream that fails with a 413 `HttpError` once
    * the limit is passed, so large uploads can be written out without being held in memory;
    * the handler must read the body before it acts (a handler that never reads it runs
-   * whatever its size).
+   * whatever its size). Nothing is read before the handler reads, and what it leaves unread is
+   * cancelled once the response has gone out, so the connection is released.
    *
    * @default {"buffer"}
    */
@@ -95,8 +96,9 @@ export function bodyLimit(bytes: number, options: BodyLimitOptions = {}): Middle
     }
     // 2. no declared length: bound the stream
     if (chunked === "stream") {
-      ctx.req = withBody(request, limitStream(request.body, bytes), null);
-      return await next();
+      const body = limitStream(request.body, bytes);
+      ctx.req = withBody(request, body.stream, null);
+      return releaseAfter(await next(), body);
     }
     const body = await readAhead(request.body, bytes);
     if (body instanceof HttpError) return body.toResponse();
@@ -136,28 +138,42 @@ async function readAhead(
   }
 }
 
-// The body as a stream that errors with a 413 HttpError once more than `limit` bytes passed.
-function limitStream(
-  stream: ReadableStream<Uint8Array>,
-  limit: number,
-): ReadableStream<Uint8Array> {
-  const reader = stream.getReader();
+// The body as a stream that errors with a 413 HttpError once more than `limit` bytes passed,
+// and `release()`, which cancels what the handler began to read and left unread.
+interface LimitedBody {
+  stream: ReadableStream<Uint8Array>;
+  // Whether the handler took a reader that has not reached the end.
+  readonly unfinished: boolean;
+  release(): void;
+}
+
+// On Deno, a request body locked by a reader that is never released keeps its connection open
+// (in CLOSE-WAIT once the client has gone) until the reader is garbage-collected; an untouched
+// body is released when the response is done. So nothing is read, and the body is not locked,
+// until the handler reads (a lazy reader, no read-ahead: highWaterMark 0).
+function limitStream(requestBody: ReadableStream<Uint8Array>, limit: number): LimitedBody {
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  let finished = false;
   let total = 0;
-  return new ReadableStream<Uint8Array>({
+  const stream = new ReadableStream<Uint8Array>({
     async pull(controller) {
+      reader ??= requestBody.getReader();
       let result: ReadableStreamReadResult<Uint8Array>;
       try {
         result = await reader.read();
       } catch (error) {
+        finished = true;
         controller.error(error);
         return;
       }
       if (result.done) {
+        finished = true;
         controller.close();
         return;
       }
       total += result.value.byteLength;
       if (total > limit) {
+        finished = true;
         reader.cancel().catch(() => {});
         controller.error(tooLarge(limit));
         return;
@@ -165,7 +181,51 @@ function limitStream(
       controller.enqueue(result.value);
     },
     cancel(reason) {
-      return reader.cancel(reason);
+      finished = true;
+      return reader === undefined ? requestBody.cancel(reason) : reader.cancel(reason);
     },
-  });
+  }, { highWaterMark: 0 });
+  return {
+    stream,
+    get unfinished() {
+      return reader !== undefined && !finished;
+    },
+    release() {
+      if (reader === undefined || finished) return;
+      finished = true;
+      reader.cancel().catch(() => {});
+    },
+  };
+}
+
+// A handler that began to read the body and returned before its end: the rest is released once
+// the response has gone out (not before, as the response may stream what is still being read).
+function releaseAfter(res: Response, body: LimitedBody): Response {
+  if (!body.unfinished) return res;
+  if (res.body === null) {
+    body.release();
+    return res;
+  }
+  const source = res.body.getReader();
+  const stream = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      let result: ReadableStreamReadResult<Uint8Array>;
+      try {
+        result = await source.read();
+      } catch (error) {
+        body.release();
+        controller.error(error);
+        return;
+      }
+      if (result.done) {
+        body.release();
+        controller.close();
+      } else controller.enqueue(result.value);
+    },
+    cancel(reason) {
+      body.release();
+      return source.cancel(reason);
+    },
+  }, { highWaterMark: 0 });
+  return new Response(stream, res);
 }

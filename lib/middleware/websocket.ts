@@ -62,7 +62,10 @@ export interface WebSocketConnection {
 /**
  * What a WebSocket route does. Every handler is optional and may return a promise; calls on
  * one connection never overlap and come in order (`onOpen`, the messages, `onClose`), so an
- * async `onMessage` sees messages in the order they arrived.
+ * async `onMessage` sees messages in the order they arrived. Messages that arrive while a
+ * handler runs wait, up to `maxQueuedMessages` and `maxQueuedBytes`; once the connection has
+ * closed, the waiting messages are dropped: the running call finishes, then only the peer's
+ * close frame and `onClose` follow.
  */
 export interface WebSocketHandlers {
   /** The 101 response went out; `socket.send()` works from here on. */
@@ -72,9 +75,9 @@ export interface WebSocketHandlers {
   /**
    * The connection is closed; called once. `code` is the peer's when it started the closing
    * handshake, the server's own when the server did (the argument of `close()`, 1009 for an
-   * over-size message, 1011 after a handler threw, 1001 on shutdown or an idle timeout), or
-   * 1006 when the connection ended without one (a protocol error, invalid UTF-8 on Deno, a lost
-   * peer).
+   * over-size message, 1008 when too many messages wait for the handler, 1011 after a handler
+   * threw, 1001 on shutdown or an idle timeout), or 1006 when the connection ended without one
+   * (a protocol error, invalid UTF-8 on Deno, a lost peer).
    */
   onClose?(socket: WebSocketConnection, code: number, reason: string): void | Promise<void>;
   /**
@@ -112,6 +115,42 @@ export interface WebSocketOptions {
    * @default {30}
    */
   idleTimeout?: number;
+  /**
+   * The origins whose pages may open a connection: a list of serialized origins
+   * (`"https://app.example"`, `"http://localhost:8000"`: scheme, host and a port other than
+   * the default, lowercase, no path), matched exactly against the `Origin` header, or a
+   * function that receives the `Origin` and the context and returns whether to allow it. A
+   * handshake whose `Origin` is not allowed gets 403 (problem+json) before any upgrade. A
+   * handshake without `Origin` is allowed: browsers always send one, so it comes from a
+   * non-browser client, which could forge any `Origin` anyway (RFC 6455 §10.2). The opaque
+   * origin `"null"` is only allowed by a function.
+   *
+   * Browsers send cookies with a WebSocket handshake from any site, and neither the same-origin
+   * policy nor `cors()` applies to it, so a socket authenticated by a cookie needs this option:
+   * without it, any page a signed-in user visits can open the socket as that user (cross-site
+   * WebSocket hijacking).
+   *
+   * @default {undefined} Any origin may connect.
+   */
+  origins?: readonly string[] | ((origin: string, ctx: Context) => boolean | Promise<boolean>);
+  /**
+   * How many messages of one connection may wait while an async handler runs (pings and pongs
+   * count). Past it the socket closes with 1008 (policy violation; not 1013, "try again later",
+   * since a client that comes back sending as fast is closed again) and the waiting messages
+   * are dropped. Handlers run one at a time, so without a bound a client that sends faster than
+   * `onMessage` finishes makes the server hold every message it sent.
+   *
+   * @default {64}
+   */
+  maxQueuedMessages?: number;
+  /**
+   * How many bytes of messages of one connection may wait while an async handler runs (a text
+   * message counts its length in UTF-16 code units). Past it the socket closes with 1008, as
+   * past {@linkcode WebSocketOptions.maxQueuedMessages}.
+   *
+   * @default {4194304}
+   */
+  maxQueuedBytes?: number;
 }
 
 /**
@@ -122,6 +161,8 @@ export type WebSocketMiddleware = (ctx: Context, next?: Next) => Response | Prom
 
 /** The default of {@linkcode WebSocketOptions.maxMessageBytes}: 1 MiB. */
 const DEFAULT_MAX_MESSAGE_BYTES = 1_048_576;
+/** The default of {@linkcode WebSocketOptions.maxQueuedBytes}: 4 MiB. */
+const DEFAULT_MAX_QUEUED_BYTES = 4_194_304;
 
 const HANDLERS = ["onOpen", "onMessage", "onClose", "onError"] as const;
 
@@ -140,26 +181,36 @@ function fail(detail: string): never {
  *   `Sec-WebSocket-Key` that is not the base64 encoding of 16 bytes: 400;
  * - a `Sec-WebSocket-Version` other than 13 (or none): 426 with `Sec-WebSocket-Version: 13`;
  * - no WebSocket handshake at all: 426 with `Upgrade: websocket` when used as a route handler;
- *   `next()` when used as a middleware.
+ *   `next()` when used as a middleware;
+ * - an `Origin` that `origins` does not allow: 403.
+ *
+ * Any origin may connect unless `options.origins` says otherwise, and browsers send cookies
+ * with the handshake from any site: a socket authenticated by a cookie must set `origins`.
  *
  * WebSockets stay on HTTP/1.1: over HTTP/2 a request cannot carry `Upgrade`, so it gets 426
- * (Weft does not implement RFC 8441). Messages are delivered whole. Graceful shutdown of
- * `serve()` closes open sockets with 1001.
+ * (Weft does not implement RFC 8441). Messages are delivered whole. A client that sends
+ * faster than an async handler keeps up is closed with 1008 past `maxQueuedMessages` or
+ * `maxQueuedBytes` waiting. Graceful shutdown of `serve()` closes open sockets with 1001.
  *
  * What Deno decides before Weft sees a message: it joins fragments without a limit on the
  * total and drops the connection on a single frame over 64 MiB, so `maxMessageBytes` is
  * enforced once a message has arrived whole; it answers pings itself and reports neither pings
  * nor pongs, so `ping()` returns false and `ping`/`pong` frames never arrive; and it drops the
  * connection without a close frame on a text message that is not valid UTF-8 (the client sees
- * 1006 instead of 1007; `onError` gets "Invalid UTF-8", `onClose` 1006). The Node build closes
- * with 1007 and 1009 while receiving, and surfaces pings and pongs.
+ * 1006 instead of 1007; `onError` gets "Invalid UTF-8", `onClose` 1006); and once the server
+ * has started to close, it drops the connection on the next data frame, often before its close
+ * frame went out (a client closed with 1008 while it floods the handler sees 1006; `onClose`
+ * gets 1008). The Node build closes with 1007 and 1009 while receiving, sends every close
+ * frame, and surfaces pings and pongs.
  *
  * @param handlers `onOpen`, `onMessage`, `onClose` and `onError`, all optional.
- * @param options `maxMessageBytes`, `protocols`, `idleTimeout`.
+ * @param options `maxMessageBytes`, `protocols`, `idleTimeout`, `origins`,
+ * `maxQueuedMessages`, `maxQueuedBytes`.
  * @returns A function that is both a middleware and a route handler.
- * @throws {TypeError} When a handler is not a function or a protocol is not an HTTP token.
- * @throws {RangeError} When `maxMessageBytes` is not a positive integer or `idleTimeout` is
- * negative.
+ * @throws {TypeError} When a handler is not a function, a protocol is not an HTTP token or an
+ * origin is not a serialized origin.
+ * @throws {RangeError} When `maxMessageBytes` is not a positive integer, `maxQueuedMessages`
+ * or `maxQueuedBytes` not a non-negative integer, or `idleTimeout` is negative.
  *
  * @example An echo route
  * ```ts
@@ -217,17 +268,36 @@ export function websocket(
       fail(`protocol ${JSON.stringify(name)} is not an HTTP token`);
     }
   }
+  const allowOrigin = compileOrigins(options.origins);
+  const limits = {
+    maxQueuedMessages: count("maxQueuedMessages", options.maxQueuedMessages ?? 64),
+    maxQueuedBytes: count("maxQueuedBytes", options.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES),
+  };
 
   return function websocket(ctx: Context, next?: Next): Response | Promise<Response> {
     // 2. Weft's own handshake check, before the runtime sees the request
     const handshake = checkHandshake(ctx.req, protocols);
     if (handshake.kind === "none") return next === undefined ? upgradeRequired() : next();
     if (handshake.kind === "refused") return handshake.response;
-    // 3. the upgrade: the runtime's 101, which the chain returns like any response
-    const connection = new Connection(ctx, handlers);
+    // 3. the origin (RFC 6455 §4.2.2 item 4, §10.2): only browsers must send one
+    const origin = ctx.req.headers.get("origin");
+    if (allowOrigin !== undefined && origin !== null) {
+      const allowed = allowOrigin(origin, ctx);
+      if (allowed instanceof Promise) {
+        return allowed.then((ok) => ok ? upgrade(ctx, handshake.protocol) : forbidden());
+      }
+      if (!allowed) return forbidden();
+    }
+    // 4. the upgrade
+    return upgrade(ctx, handshake.protocol);
+  };
+
+  // The runtime's 101, which the chain returns like any response.
+  function upgrade(ctx: Context, protocol: string | undefined): Response {
+    const connection = new Connection(ctx, handlers, limits);
     try {
       return upgradeWebSocket(ctx.req, {
-        protocol: handshake.protocol,
+        protocol,
         maxMessageBytes,
         idleTimeout,
         info: ctx.info,
@@ -236,7 +306,41 @@ export function websocket(
       // The runtime refused a handshake Weft accepts (a request it cannot upgrade).
       return problem({ status: 400, detail: "The WebSocket handshake could not be completed" });
     }
-  };
+  }
+}
+
+type AllowOrigin = (origin: string, ctx: Context) => boolean | Promise<boolean>;
+
+// A list becomes a set lookup; entries must be serialized origins, since a trailing slash or
+// an uppercase host would otherwise never match and lock every browser out without a word.
+function compileOrigins(origins: WebSocketOptions["origins"]): AllowOrigin | undefined {
+  if (origins === undefined || typeof origins === "function") return origins;
+  if (!Array.isArray(origins)) fail("origins must be an array of origins or a function");
+  for (const origin of origins) {
+    if (typeof origin !== "string" || !URL.canParse(origin) || new URL(origin).origin !== origin) {
+      fail(
+        `origin ${JSON.stringify(origin)} is not a serialized origin like "https://example.com"`,
+      );
+    }
+  }
+  const allowed = new Set<string>(origins);
+  return (origin) => allowed.has(origin);
+}
+
+function count(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new RangeError(
+      `Cannot create websocket(): ${name} ${value} is not a non-negative integer`,
+    );
+  }
+  return value;
+}
+
+function forbidden(): Response {
+  return problem({
+    status: 403,
+    detail: "This origin may not open a WebSocket connection to this resource",
+  });
 }
 
 /** RFC 6455 §1.3: the GUID appended to the key. */

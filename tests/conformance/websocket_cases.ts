@@ -212,11 +212,26 @@ export function handshake(
   return head + "\r\n";
 }
 
-/** A masked client frame (RFC 6455 §5.3), FIN set, payload under 64 KiB. */
+/** A masked client frame (RFC 6455 §5.3), FIN set, payload under 4 GiB. */
 export function clientFrame(opcode: number, payload: Uint8Array): Uint8Array {
   const mask = [0x37, 0xfa, 0x21, 0x3d];
   const n = payload.byteLength;
-  const head = n < 126 ? [0x80 | opcode, 0x80 | n] : [0x80 | opcode, 0x80 | 126, n >> 8, n & 0xff];
+  const head = n < 126
+    ? [0x80 | opcode, 0x80 | n]
+    : n < 65_536
+    ? [0x80 | opcode, 0x80 | 126, n >> 8, n & 0xff]
+    : [
+      0x80 | opcode,
+      0x80 | 127,
+      0,
+      0,
+      0,
+      0,
+      n >>> 24,
+      (n >> 16) & 0xff,
+      (n >> 8) & 0xff,
+      n & 0xff,
+    ];
   const out = new Uint8Array(head.length + 4 + n);
   out.set(head);
   out.set(mask, head.length);
@@ -458,6 +473,88 @@ export const websocketCases: Record<string, (env: Env) => Promise<void>> = {
     });
   },
 
+  async "websocket: a client that floods a slow handler is closed with 1008 (Deno: dropped)"(
+    env,
+  ) {
+    const { get, router } = env.weft;
+    const seen = newSeen();
+    const app = router([
+      get(
+        "/ws",
+        weft(env).websocket({
+          async onMessage(socket: WebSocketConnection, frame: WebSocketFrame) {
+            seen.frames.push(frame);
+            // The first message holds the handler until the server closes, so the rest wait.
+            await eventually("the server's close", () => socket.readyState !== "open")
+              .catch(() => {});
+          },
+          onClose(_socket: WebSocketConnection, code: number, reason: string) {
+            seen.closes.push([code, reason]);
+          },
+        }),
+      ),
+    ]);
+    // 1. more than 64 messages waiting (the default maxQueuedMessages)
+    // 2. more than 4 MiB waiting (the default maxQueuedBytes), in 17 messages of 256 KiB
+    const floods = [
+      Array.from({ length: 100 }, (_, i) => clientFrame(0x1, new TextEncoder().encode(`${i}`))),
+      Array.from({ length: 20 }, () => clientFrame(0x2, new Uint8Array(262_144))),
+    ];
+    await withServer(env, app, async (port) => {
+      for (const frames of floods) {
+        const raw = await RawClient.open(port);
+        try {
+          raw.write(handshake("/ws"));
+          assert.equal((await raw.response()).status, 101);
+          for (const frame of frames) raw.write(frame);
+          const close = await within(10_000, "the close", raw.closeFrame());
+          if (close !== null) assert.equal(close.code, 1008);
+          // Deno drops a closing socket on the next data frame, before its close frame went out.
+          else assert.ok(isDeno, "only Deno may end the connection without a 1008 close frame");
+        } finally {
+          raw.close();
+        }
+      }
+      await eventually("onClose", () => seen.closes.length === 2);
+      assert.deepEqual(seen.closes.map(([code]) => code), [1008, 1008]);
+      // Only the message that held each handler was delivered; the waiting ones were dropped.
+      assert.deepEqual(seen.frames.map((f) => f.type), ["text", "binary"]);
+    });
+  },
+
+  async "websocket: messages still waiting when the client leaves are dropped"(env) {
+    const { get, router } = env.weft;
+    let calls = 0;
+    const closes: number[] = [];
+    const app = router([
+      get(
+        "/ws",
+        weft(env).websocket({
+          async onMessage(socket: WebSocketConnection, frame: WebSocketFrame) {
+            if (frame.type !== "text") return;
+            calls++;
+            // The first message holds the handler until the connection is gone.
+            await eventually("the client's close", () => socket.readyState === "closed")
+              .catch(() => {});
+          },
+          onClose(_socket: WebSocketConnection, code: number) {
+            closes.push(code);
+          },
+        }),
+      ),
+    ]);
+    await withServer(env, app, async (port) => {
+      const client = await openClient(env, `ws://127.0.0.1:${port}/ws`);
+      for (let i = 0; i < 30; i++) client.send(String(i));
+      const done = closed(client);
+      client.close(1000);
+      await done;
+      await eventually("onClose", () => closes.length === 1);
+      assert.deepEqual(closes, [1000]);
+      assert.equal(calls, 1, "only the running call finished; none started after the close");
+    });
+  },
+
   async "websocket: invalid UTF-8 in a text message closes with 1007 (Deno: drops the connection)"(
     env,
   ) {
@@ -627,6 +724,55 @@ export const websocketCases: Record<string, (env: Env) => Promise<void>> = {
       }
       await eventually("two log records", () => records.length === 2);
       assert.deepEqual(records.map((r) => [r.path, r.status]), [["/ws", 401], ["/ws", 101]]);
+    });
+  },
+
+  async "websocket: origins refuses a handshake from another site with 403 before the upgrade"(
+    env,
+  ) {
+    const { get, router } = env.weft;
+    const { websocket } = weft(env);
+    let opened = 0;
+    const handlers = { onOpen: () => void opened++ };
+    const app = router([
+      get("/list", websocket(handlers, { origins: ["https://app.example"] })),
+      get(
+        "/fn",
+        websocket(handlers, {
+          origins: (origin) => Promise.resolve(origin.endsWith(".app.example")),
+        }),
+      ),
+      get("/any", websocket(handlers)),
+    ]);
+    const cases: [string, string | null, number][] = [
+      ["/list", "https://evil.example", 403],
+      ["/list", "https://app.example.evil.example", 403],
+      ["/list", "http://app.example", 403], // another scheme is another origin
+      ["/list", "https://app.example:8443", 403],
+      ["/list", "null", 403],
+      ["/list", "https://app.example", 101],
+      ["/list", null, 101], // no Origin: not a browser
+      ["/fn", "https://evil.example", 403],
+      ["/fn", "https://eu.app.example", 101],
+      ["/any", "https://evil.example", 101], // without origins, any origin may connect
+    ];
+    await withServer(env, app, async (port) => {
+      for (const [path, origin, status] of cases) {
+        const raw = await RawClient.open(port);
+        try {
+          raw.write(handshake(path, { origin }));
+          const res = await within(10_000, `${path} from ${origin}`, raw.response());
+          assert.equal(res.status, status, `${path} from ${origin}`);
+          if (status === 403) {
+            assert.equal(res.headers.get("content-type"), "application/problem+json");
+            assert.equal(JSON.parse(res.body).status, 403);
+            assert.equal(res.headers.get("sec-websocket-accept"), null);
+          }
+        } finally {
+          raw.close();
+        }
+      }
+      await eventually("the sockets allowed to open", () => opened === 4);
     });
   },
 

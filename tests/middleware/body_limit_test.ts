@@ -208,6 +208,39 @@ Deno.test('bodyLimit(n, { chunked: "stream" }) fails the body stream with 413 pa
   assert.equal(effects.length, 3);
 });
 
+Deno.test('bodyLimit(n, { chunked: "stream" }) lets a response stream the body it is still reading', async () => {
+  const composed = chain(
+    [bodyLimit(100_000, { chunked: "stream" })],
+    router([
+      post("/upper", async (ctx) => {
+        const reader = ctx.req.body!.getReader();
+        const first = await reader.read(); // begun before the response, finished after it
+        const upper = (bytes: Uint8Array) => bytes.map((c) => c - 32);
+        return new Response(
+          new ReadableStream<Uint8Array>({
+            start(controller) {
+              controller.enqueue(upper(first.value!));
+            },
+            async pull(controller) {
+              const { done, value } = await reader.read();
+              if (done) controller.close();
+              else controller.enqueue(upper(value));
+            },
+          }),
+        );
+      }),
+    ]),
+  );
+  const res = await composed.fetch(
+    new Request("http://localhost/upper", {
+      method: "POST",
+      body: chunked(50_000, 1000),
+      duplex: "half",
+    } as RequestInit),
+  );
+  assert.equal(await res.text(), "A".repeat(50_000));
+});
+
 // ---------------------------------------------------------------------------------------------
 // Limits, nesting and options
 
@@ -409,4 +442,67 @@ Deno.test("bodyLimit() refuses an oversize streamed upload over HTTP/2 without r
     client.close();
     await server.shutdown();
   }
+});
+
+// How many of the server's connections on `port` are in CLOSE-WAIT (the client has closed, the
+// server has not), from the kernel's tables: state 08 in /proc/net/tcp (Linux).
+async function closeWaitCount(port: number): Promise<number> {
+  let count = 0;
+  for (const file of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    const text = await Deno.readTextFile(file).catch(() => "");
+    for (const line of text.split("\n").slice(1)) {
+      const [, local, , state] = line.trim().split(/\s+/);
+      if (state === "08" && parseInt(local.split(":")[1], 16) === port) count++;
+    }
+  }
+  return count;
+}
+
+Deno.test({
+  name:
+    'bodyLimit(n, { chunked: "stream" }) releases the connection of a client that left mid-body',
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    // The handlers keep their requests (as a log or a job queue may), so the garbage collector
+    // cannot be what releases the connections.
+    const kept: Request[] = [];
+    const composed = chain(
+      [bodyLimit(1_000_000, { chunked: "stream" })],
+      router([
+        post("/ignore", (ctx) => {
+          kept.push(ctx.req);
+          return new Response("stored without reading");
+        }),
+        post("/partial", async (ctx) => {
+          kept.push(ctx.req);
+          await ctx.req.body!.getReader().read();
+          return new Response("read one chunk");
+        }),
+      ]),
+    );
+    const server = serve(composed, { port: 0, hostname: "127.0.0.1", onListen: () => {} });
+    const port = server.addr.port;
+    try {
+      for (const path of ["/ignore", "/partial"]) {
+        const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+        // An unterminated chunked body: a chunk of 1024 bytes of which 3 arrive.
+        await conn.write(encoder.encode(
+          `POST ${path} HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n400\r\nabc`,
+        ));
+        const buffer = new Uint8Array(4096);
+        const n = await conn.read(buffer);
+        assert.match(new TextDecoder().decode(buffer.subarray(0, n ?? 0)), /^HTTP\/1\.1 200 /);
+        conn.close();
+        // The server closes its end once the client has gone, not when the GC finds a reader.
+        const deadline = Date.now() + 5_000;
+        while (await closeWaitCount(port) > 0) {
+          if (Date.now() > deadline) assert.fail(`${path}: the server's end is in CLOSE-WAIT`);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      }
+      assert.equal(kept.length, 2);
+    } finally {
+      await server.shutdown();
+    }
+  },
 });

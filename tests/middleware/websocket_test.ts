@@ -265,6 +265,10 @@ Deno.test("websocket() refuses malformed options", () => {
   for (const maxMessageBytes of [0, -1, 1.5, NaN, Infinity]) {
     assert.throws(() => websocket({}, { maxMessageBytes }), RangeError);
   }
+  for (const value of [-1, 1.5, NaN, Infinity]) {
+    assert.throws(() => websocket({}, { maxQueuedMessages: value }), RangeError);
+    assert.throws(() => websocket({}, { maxQueuedBytes: value }), RangeError);
+  }
   for (const idleTimeout of [-1, NaN, Infinity]) {
     assert.throws(() => websocket({}, { idleTimeout }), RangeError);
   }
@@ -273,4 +277,11 @@ Deno.test("websocket() refuses malformed options", () => {
     message: 'Cannot create websocket(): protocol "a b" is not an HTTP token',
   });
   assert.throws(() => websocket({}, { protocols: [""] }), TypeError);
+  for (const origin of ["https://app.example/", "https://App.example", "app.example", "null"]) {
+    assert.throws(() => websocket({}, { origins: [origin] }), TypeError, origin);
+  }
+  assert.throws(() => websocket({}, { origins: "https://app.example" as never }), {
+    name: "TypeError",
+    message: "Cannot create websocket(): origins must be an array of origins or a function",
+  });
 });

@@ -55,6 +55,13 @@ export const RUNTIME_DIFFERENCES = {
     node: "ws sends a 1007 close frame (RFC 6455 §8.1)",
     why: "decided by each runtime's WebSocket implementation",
   },
+  webSocketCloseWhileReceiving: {
+    deno: "once the server has started to close, the next data frame from the peer makes Deno " +
+      "drop the connection, often before the close frame went out (the peer sees 1006)",
+    node: "ws discards the peer's data frames after its close frame and completes the closing " +
+      "handshake (e.g. 1008 for a client that floods a slow handler)",
+    why: "decided by Deno's WebSocket event loop, which Weft cannot reach",
+  },
   listenAddress: {
     deno: "serve() binds before it returns, for any host",
     node: "serve() binds before it returns for an IP literal host; for a host name (e.g. " +
