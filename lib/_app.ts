@@ -93,8 +93,8 @@ export function settle(context: Context, run: Run): Promise<Response> {
   } catch (error) {
     return resolved(ctx, recover(ctx, error));
   }
-  if (res === ctx[SAFE]) return res;
   if (!(res instanceof Promise)) return resolved(ctx, checked(ctx, res));
+  if (res === ctx[SAFE]) return res;
   return ctx[SAFE] = res.then((value) => checked(ctx, value), (error) => recover(ctx, error));
 }
 

@@ -30,8 +30,7 @@ function bodyGetter(proto: object): () => ReadableStream<Uint8Array> | null {
   throw new TypeError("Cannot bound the request body: the request has no body getter");
 }
 
-// The body stream, read through the limit; made on first use, so that nothing reads the
-// runtime's stream until the application does.
+// The body stream, read through the limit; made on first use.
 function limited(
   request: BoundedRequest,
   original: () => ReadableStream<Uint8Array> | null,
@@ -62,7 +61,9 @@ function limited(
     cancel(reason) {
       return reader === undefined ? source.cancel(reason) : reader.cancel(reason);
     },
-  });
+    // No read-ahead: on Deno a body locked by a reader keeps its connection open until the
+    // reader is garbage-collected, so nothing is read or locked before the application reads.
+  }, { highWaterMark: 0 });
   return state;
 }
 
@@ -83,7 +84,10 @@ function boundedPrototype(base: object): object {
       value: async function (this: BoundedRequest) {
         const state = limited(this, original);
         const type = this.headers.get("content-type");
-        const copy = new Response(state.stream, type === null ? {} : { headers: { "content-type": type } });
+        const copy = new Response(
+          state.stream,
+          type === null ? {} : { headers: { "content-type": type } },
+        );
         try {
           return await (copy[name] as () => Promise<unknown>)();
         } catch (error) {

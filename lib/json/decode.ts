@@ -75,7 +75,6 @@ export function decode<S extends StandardSchemaV1>(
   return validate(target, value, data) as DecodeResult<Infer<S>>;
 }
 
-
 function validate(
   target: StandardSchemaV1,
   value: unknown,

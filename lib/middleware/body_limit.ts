@@ -5,7 +5,7 @@
  * @module
  */
 import { HttpError } from "../http/http_error.ts";
-import { readLimited } from "../http/read_limited.ts";
+import { readLimited, tooLarge } from "../http/read_limited.ts";
 import type { Middleware } from "../types.ts";
 
 /** Options of {@linkcode bodyLimit}. */
@@ -23,10 +23,6 @@ export interface BodyLimitOptions {
    * @default {"buffer"}
    */
   chunked?: "buffer" | "stream";
-}
-
-function tooLarge(limit: number): HttpError {
-  return new HttpError(413, `The request body exceeds the limit of ${limit} bytes`);
 }
 
 /**
@@ -134,6 +130,7 @@ async function readAhead(
   try {
     return await readLimited(stream, limit) ?? tooLarge(limit);
   } catch (error) {
+    if (error instanceof HttpError) return error; // the limit of ctx.req's own body stream
     return new HttpError(400, "The request body could not be read", { cause: error });
   }
 }

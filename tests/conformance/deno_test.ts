@@ -1,6 +1,7 @@
 // Runs the conformance suite against serve() of this repository on Deno, over real sockets.
 import * as weft from "../../mod.ts";
 import * as wsgi from "../../wsgi/mod.ts";
+import { appCases } from "./app_cases.ts";
 import { middlewareCases } from "./middleware_cases.ts";
 import { staticCases } from "./static_cases.ts";
 import { websocketCases } from "./websocket_cases.ts";
@@ -40,6 +41,7 @@ Deno.test("conformance on Deno", async (t) => {
     for (
       const [name, run] of Object.entries({
         ...cases,
+        ...appCases,
         ...middlewareCases,
         ...staticCases,
         ...websocketCases,

@@ -1,0 +1,225 @@
+// Conformance cases for what the app entry points promise on every runtime: app.fetch() and
+// serve() give the same answer, HEAD carries the GET's Content-Length, a layer that returns
+// something other than a Response becomes a 500, and bodies read from ctx.req obey the body
+// limit. Written like suite.ts (plain async functions over Env) so the Node runner runs them
+// against the npm build too.
+import assert from "node:assert/strict";
+import type { Env } from "./suite.ts";
+import type * as Weft from "../../mod.ts";
+
+type Case = (env: Env) => Promise<void>;
+
+// Starts a plain server for `app`, runs `fn` with its base URL, and always shuts it down.
+async function withServer(
+  env: Env,
+  app: Weft.App,
+  fn: (base: string) => Promise<void>,
+): Promise<void> {
+  const server = env.weft.serve(app, { port: 0, hostname: "127.0.0.1", onListen() {} });
+  try {
+    await fn(`http://127.0.0.1:${server.addr.port}`);
+  } finally {
+    await server.shutdown();
+  }
+}
+
+// What a client can see of a response, for comparing two answers.
+async function seen(res: Response): Promise<Record<string, unknown>> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of res.headers) {
+    if (
+      name !== "date" && name !== "content-length" && name !== "connection" && name !== "keep-alive"
+    ) {
+      headers[name] = value;
+    }
+  }
+  return { status: res.status, headers, body: await res.text() };
+}
+
+const BODY = "x".repeat(405);
+
+function parityApps(weft: Env["weft"]): Record<string, Weft.App> {
+  const { chain, get, router, HttpError } = weft;
+  const routes = router([
+    get("/", (ctx) => ctx.json({ ok: true })),
+    get("/throw", () => {
+      throw new Error("boom");
+    }),
+    get("/teapot", () => {
+      throw new HttpError(418, "Short and stout");
+    }),
+  ]);
+  return {
+    "then() after next()": chain([(_ctx, next) => {
+      const pending = next();
+      pending.then((res) => res.headers.set("x-then", "1"));
+      return pending;
+    }], routes),
+    "a header set after await next()": chain([async (_ctx, next) => {
+      const res = await next();
+      res.headers.set("x-after", "1");
+      return res;
+    }], routes),
+    "a chained then()": chain([(_ctx, next) =>
+      next().then((res) => {
+        res.headers.set("x-chained", "1");
+        return res;
+      })], routes),
+    "pass-through layers": chain([(_ctx, next) => next(), (_ctx, next) => next()], routes),
+    "a short-circuit": chain([(ctx) => ctx.json({ short: true }, 202)], routes),
+    "ctx.setHeader() before next()": chain([(ctx, next) => {
+      ctx.setHeader("x-before", "1");
+      return next();
+    }], routes),
+    "a throwing middleware": chain([() => {
+      throw new HttpError(409, "conflict");
+    }], routes),
+    "no middleware": routes,
+  };
+}
+
+/** The cases of this file. */
+export const appCases: Record<string, Case> = {
+  async "app.fetch() and serve() give the same status, headers and body"(env) {
+    const quietErrors = console.error;
+    console.error = () => {};
+    try {
+      for (const [name, app] of Object.entries(parityApps(env.weft))) {
+        await withServer(env, app, async (base) => {
+          for (const path of ["/", "/throw", "/teapot", "/missing"]) {
+            const direct = await seen(await app.fetch(new Request(`http://127.0.0.1${path}`)));
+            const served = await seen(await fetch(base + path));
+            assert.deepEqual(served, direct, `${name}: GET ${path}`);
+          }
+        });
+      }
+    } finally {
+      console.error = quietErrors;
+    }
+  },
+
+  async "HEAD carries the Content-Length of the GET, on HTTP/1.1 and HTTP/2"(env) {
+    const { get, router } = env.weft;
+    const app = router([
+      get("/text", () => new Response(BODY)),
+      get("/json", (ctx) => ctx.json({ body: BODY })),
+      get("/later", async () => {
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        return new Response(new TextEncoder().encode(BODY));
+      }),
+    ]);
+    const length = String(new TextEncoder().encode(JSON.stringify({ body: BODY })).byteLength);
+    const direct = await app.fetch(new Request("http://localhost/text", { method: "HEAD" }));
+    assert.equal(direct.headers.get("content-length"), "405");
+    assert.equal(await direct.text(), "");
+    await withServer(env, app, async (base) => {
+      for (const flags of [["--http1.1"], ["--http2-prior-knowledge"]]) {
+        for (const [path, expected] of [["/text", "405"], ["/json", length], ["/later", "405"]]) {
+          const res = await env.curl([...flags, "-I", base + path]);
+          assert.equal(res.status, 200, `${flags[0]} HEAD ${path}`);
+          assert.equal(res.headers.get("content-length"), expected, `${flags[0]} HEAD ${path}`);
+          assert.equal(res.body, "");
+        }
+      }
+    });
+  },
+
+  async "a handler or middleware that returns no Response gives a 500 naming the route"(env) {
+    const { chain, get, router } = env.weft;
+    const errors: unknown[] = [];
+    const quietErrors = console.error;
+    console.error = (...args: unknown[]) => errors.push(args);
+    try {
+      const wrongs: [string, () => unknown][] = [
+        ["undefined", () => undefined],
+        ["an object (Object)", () => ({ status: 200 })],
+        ["a string", () => "hello"],
+      ];
+      for (const [what, handler] of wrongs) {
+        const seenByLogger: unknown[] = [];
+        const app = chain(
+          [async (_ctx, next) => {
+            const res = await next();
+            seenByLogger.push(res.status); // a middleware never sees the wrong value
+            return res;
+          }, (_ctx, next) => next()],
+          router([get("/items/:id", handler as unknown as Weft.Handler)]),
+        );
+        errors.length = 0;
+        const res = await app.fetch(new Request("http://localhost/items/7"));
+        assert.ok(res instanceof Response);
+        assert.equal(res.status, 500);
+        assert.equal(res.headers.get("content-type"), "application/problem+json");
+        assert.deepEqual(seenByLogger, [500]);
+        const reported = String((errors[0] as unknown[])?.[1]);
+        assert.match(reported, /GET \/items\/:id/, what);
+        assert.ok(reported.includes(what), `${reported} names ${what}`);
+        await withServer(env, app, async (base) => {
+          const served = await fetch(base + "/items/7");
+          assert.equal(served.status, 500);
+          await served.body?.cancel();
+        });
+      }
+      // A middleware that returns nothing at all.
+      const bare = chain([() => undefined as unknown as Response], () => new Response("x"));
+      const res = await bare.fetch(new Request("http://localhost/"));
+      assert.equal(res.status, 500);
+    } finally {
+      console.error = quietErrors;
+    }
+  },
+
+  async "bodies read from ctx.req obey the body limit: formData(), text(), the stream"(env) {
+    const { bodyLimit, chain, post, router } = env.weft;
+    let handled = 0;
+    const app = router([
+      post("/form", async (ctx) => {
+        const form = await ctx.req.formData();
+        handled++;
+        return ctx.json({ fields: [...form.keys()] });
+      }),
+      post("/text", async (ctx) => new Response(String((await ctx.req.text()).length))),
+      post("/stream", async (ctx) => {
+        let n = 0;
+        for await (const chunk of ctx.req.body!) n += chunk.byteLength;
+        return new Response(String(n));
+      }),
+    ]);
+    const big = new FormData();
+    big.append("file", new Blob([new Uint8Array(3_000_000)]), "big.bin");
+    const small = new FormData();
+    small.append("name", "Ada");
+    await withServer(env, chain([], app), async (base) => {
+      const over = await fetch(base + "/form", { method: "POST", body: big });
+      assert.equal(over.status, 413);
+      assert.equal(over.headers.get("content-type"), "application/problem+json");
+      await over.body?.cancel();
+      assert.equal(handled, 0);
+      const ok = await fetch(base + "/form", { method: "POST", body: small });
+      assert.deepEqual(await ok.json(), { fields: ["name"] });
+      // chunked, no Content-Length: refused while reading
+      const chunked = (n: number) =>
+        new ReadableStream({
+          start(c) {
+            c.enqueue(new Uint8Array(n));
+            c.close();
+          },
+        });
+      for (const path of ["/text", "/stream"]) {
+        const res = await fetch(base + path, {
+          method: "POST",
+          body: chunked(1_100_000),
+          duplex: "half",
+        } as RequestInit);
+        assert.equal(res.status, 413, path);
+        await res.body?.cancel();
+      }
+    });
+    // A larger limit from bodyLimit() applies to ctx.req too.
+    const raised = chain([bodyLimit(4_000_000)], app);
+    const res = await raised.fetch(
+      new Request("http://localhost/form", { method: "POST", body: big }),
+    );
+    assert.equal(res.status, 200);
+  },
+};
