@@ -18,6 +18,10 @@ export interface ServerProcess {
   rss(): number | null;
   /** Open file descriptors, or null when /proc cannot tell. */
   fds(): number | null;
+  /** Sends a signal to the process. */
+  signal(name: NodeJS.Signals): void;
+  /** Resolves with how the process ended, or null when it still runs after `ms`. */
+  waitExit(ms: number): Promise<string | null>;
   /** SIGTERM, then SIGKILL past `graceMs`; resolves with how it ended. */
   stop(graceMs?: number): Promise<string>;
 }
@@ -86,6 +90,13 @@ export function startServer(
           } catch {
             return null;
           }
+        },
+        // process.kill, not child.kill: Deno's child.kill() sends a given signal only once
+        signal: (name) => void process.kill(pid, name),
+        waitExit(ms) {
+          let timer: ReturnType<typeof setTimeout> | undefined;
+          const late = new Promise<null>((r) => timer = setTimeout(() => r(null), ms));
+          return Promise.race([exited, late]).finally(() => clearTimeout(timer));
         },
         async stop(graceMs = 5_000) {
           if (ended !== null) return ended;
