@@ -1,0 +1,57 @@
+// Starts the fuzz app (app.js) in a child process on either runtime, over a fresh static
+// fixture: Deno's serve() with mod.ts, or the npm build on Node (built first when missing).
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { spawnSync } from "node:child_process";
+import { buildStaticFixture } from "../fixtures/static/fixture.ts";
+import { denoPath, REPO, type ServerProcess, startServer } from "./server_process.ts";
+
+/** The runtimes a server can run on. */
+export type RuntimeName = "deno" | "node";
+
+/** A started server and what removes it. */
+export interface Started {
+  server: ServerProcess;
+  /** Stops the server and removes the fixture; resolves with how the process ended. */
+  stop(): Promise<string>;
+}
+
+/** Builds the npm package and installs tests/node when the installed build is missing. */
+export function ensureNodeBuild(force = false): void {
+  if (!force && existsSync(join(REPO, "tests/node/node_modules/weft/package.json"))) return;
+  const steps: [string, string[], string][] = [
+    [denoPath(), ["task", "build:npm"], REPO],
+    ["npm", ["ci", "--no-audit", "--no-fund"], join(REPO, "tests/node")],
+  ];
+  for (const [command, args, cwd] of steps) {
+    const run = spawnSync(command, args, { cwd, stdio: "inherit", timeout: 600_000 });
+    if (run.status !== 0) {
+      throw new Error(`Cannot build the npm package: ${command} ${args.join(" ")} failed`);
+    }
+  }
+}
+
+/** Starts the fuzz app on `runtime`; the child is killed after `lifetimeMs` whatever happens. */
+export async function startFuzzServer(runtime: RuntimeName, lifetimeMs: number): Promise<Started> {
+  const fixture = buildStaticFixture();
+  const [command, args] = runtime === "deno"
+    ? [denoPath(), ["run", "-A", "tests/fuzz/serve_deno.ts", fixture.root]]
+    : ["node", ["tests/node/fuzz_server.mjs", fixture.root]];
+  let server: ServerProcess;
+  try {
+    server = await startServer(command, args, { lifetimeMs });
+  } catch (error) {
+    fixture.remove();
+    throw error;
+  }
+  return {
+    server,
+    async stop() {
+      try {
+        return await server.stop();
+      } finally {
+        fixture.remove();
+      }
+    },
+  };
+}
