@@ -2,7 +2,8 @@
 // formData(), json(), arrayBuffer(), blob(), bytes()) and `body` stream read through the limit,
 // failing with a 413 HttpError once more bytes than the limit arrived, as ctx.body() does. The
 // request keeps its identity and its signal: only its prototype changes, to one that sits in
-// front of the runtime's own (one such prototype per request class).
+// front of the runtime's own (one such prototype per request class). bodyLimit() uses the same
+// body to refuse oversize uploads before the handler and to release what a handler left unread.
 import type { HttpError } from "./http/http_error.ts";
 import { tooLarge } from "./http/read_limited.ts";
 
@@ -11,59 +12,105 @@ export interface LimitSource {
   readonly bodyLimit: number;
 }
 
+/** The bounded body of a request. */
+export interface BoundedBody {
+  /** The body stream as the application reads it; `null` when the request has none. */
+  readonly stream: ReadableStream<Uint8Array> | null;
+  /** The 413 the stream failed with, once it did. */
+  readonly error: HttpError | undefined;
+  /** Whether a reader took from the runtime's stream and has not reached its end. */
+  readonly unfinished: boolean;
+  /** Cancels what a reader began to read and left unread. */
+  release(): void;
+}
+
 const SOURCE: unique symbol = Symbol("weft.limitSource");
-const STATE: unique symbol = Symbol("weft.limitedBody");
+const STATE: unique symbol = Symbol("weft.boundedBody");
 
 interface BoundedRequest extends Request {
   [SOURCE]: LimitSource;
-  [STATE]?: { stream: ReadableStream<Uint8Array> | null; error: HttpError | undefined };
+  [STATE]?: BoundedBody;
 }
+
+type BodyGetter = (this: Request) => ReadableStream<Uint8Array> | null;
 
 const METHODS = ["arrayBuffer", "blob", "bytes", "formData", "json", "text"] as const;
 const PROTOTYPES = /* @__PURE__ */ new WeakMap<object, object>();
 
-function bodyGetter(proto: object): () => ReadableStream<Uint8Array> | null {
+function bodyGetter(proto: object): BodyGetter {
   for (let p: object | null = proto; p !== null; p = Object.getPrototypeOf(p)) {
     const getter = Object.getOwnPropertyDescriptor(p, "body")?.get;
-    if (getter !== undefined) return getter as () => ReadableStream<Uint8Array> | null;
+    if (getter !== undefined) return getter as BodyGetter;
   }
   throw new TypeError("Cannot bound the request body: the request has no body getter");
 }
 
-// The body stream, read through the limit; made on first use.
-function limited(
-  request: BoundedRequest,
-  original: () => ReadableStream<Uint8Array> | null,
-): NonNullable<BoundedRequest[typeof STATE]> {
-  let state = request[STATE];
-  if (state !== undefined) return state;
-  const source = original.call(request);
-  state = request[STATE] = { stream: null, error: undefined };
-  if (source === null) return state;
-  const owner = request[SOURCE];
-  const own = state;
+// On Deno, a request body locked by a reader that is never released keeps its connection open
+// (in CLOSE-WAIT once the client has gone) until the reader is garbage-collected, while an
+// untouched body is released when the response is done. So nothing is read and nothing is
+// locked until the application reads (a lazy reader, no read-ahead: highWaterMark 0).
+function limit(source: ReadableStream<Uint8Array>, owner: LimitSource): BoundedBody {
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  let finished = false;
   let total = 0;
-  own.stream = new ReadableStream<Uint8Array>({
+  const body = {
+    stream: null as ReadableStream<Uint8Array> | null,
+    error: undefined as HttpError | undefined,
+    get unfinished() {
+      return reader !== undefined && !finished;
+    },
+    release() {
+      if (reader === undefined || finished) return;
+      finished = true;
+      reader.cancel().catch(() => {});
+    },
+  };
+  body.stream = new ReadableStream<Uint8Array>({
     async pull(controller) {
       reader ??= source.getReader();
-      const { done, value } = await reader.read();
-      if (done) return controller.close();
-      total += value.byteLength;
-      const limit = owner.bodyLimit;
-      if (total > limit) {
-        reader.cancel().catch(() => {});
-        controller.error(own.error = tooLarge(limit));
+      let result: ReadableStreamReadResult<Uint8Array>;
+      try {
+        result = await reader.read();
+      } catch (error) {
+        finished = true;
+        controller.error(error);
         return;
       }
-      controller.enqueue(value);
+      if (result.done) {
+        finished = true;
+        controller.close();
+        return;
+      }
+      total += result.value.byteLength;
+      const max = owner.bodyLimit;
+      if (total > max) {
+        body.release();
+        controller.error(body.error = tooLarge(max));
+        return;
+      }
+      controller.enqueue(result.value);
     },
     cancel(reason) {
+      finished = true;
       return reader === undefined ? source.cancel(reason) : reader.cancel(reason);
     },
-    // No read-ahead: on Deno a body locked by a reader keeps its connection open until the
-    // reader is garbage-collected, so nothing is read or locked before the application reads.
   }, { highWaterMark: 0 });
+  return body;
+}
+
+const NO_BODY: BoundedBody = {
+  stream: null,
+  error: undefined,
+  unfinished: false,
+  release() {},
+};
+
+function stateOf(request: BoundedRequest, original: BodyGetter): BoundedBody {
+  let state = request[STATE];
+  if (state === undefined) {
+    const source = original.call(request);
+    state = request[STATE] = source === null ? NO_BODY : limit(source, request[SOURCE]);
+  }
   return state;
 }
 
@@ -74,7 +121,7 @@ function boundedPrototype(base: object): object {
   const members: PropertyDescriptorMap = {
     body: {
       get(this: BoundedRequest) {
-        return limited(this, original).stream;
+        return stateOf(this, original).stream;
       },
       configurable: true,
     },
@@ -82,7 +129,7 @@ function boundedPrototype(base: object): object {
   for (const name of METHODS) {
     members[name] = {
       value: async function (this: BoundedRequest) {
-        const state = limited(this, original);
+        const state = stateOf(this, original);
         const type = this.headers.get("content-type");
         const copy = new Response(
           state.stream,
@@ -115,4 +162,28 @@ export function bound(request: Request, source: LimitSource): Request {
   bounded[SOURCE] = source;
   if (!already) Object.setPrototypeOf(request, boundedPrototype(Object.getPrototypeOf(request)));
   return request;
+}
+
+/**
+ * The bounded body of a request that {@linkcode bound} bounded.
+ *
+ * @returns The body, or `undefined` for a request left alone.
+ */
+export function boundedBody(request: Request): BoundedBody | undefined {
+  const bounded = request as BoundedRequest;
+  if (!Object.hasOwn(bounded, SOURCE)) return undefined;
+  return stateOf(bounded, bodyGetter(Object.getPrototypeOf(Object.getPrototypeOf(request))));
+}
+
+/**
+ * Makes a bounded request serve `bytes` (read ahead by bodyLimit()) as its body from now on.
+ */
+export function replaceBody(request: Request, bytes: Uint8Array<ArrayBuffer>): void {
+  const bounded = request as BoundedRequest;
+  bounded[STATE] = {
+    stream: new Response(bytes).body,
+    error: undefined,
+    unfinished: false,
+    release() {},
+  };
 }

@@ -6,6 +6,7 @@
  */
 import { HttpError } from "../http/http_error.ts";
 import { readLimited, tooLarge } from "../http/read_limited.ts";
+import { type BoundedBody, boundedBody, replaceBody } from "../_bounded_request.ts";
 import type { Middleware } from "../types.ts";
 
 /** Options of {@linkcode bodyLimit}. */
@@ -35,10 +36,9 @@ export interface BodyLimitOptions {
  *    soon as it passes it; a body within the limit reaches the handler as usual (see
  *    {@linkcode BodyLimitOptions.chunked} for streaming instead).
  *
- * So a handler that never reads the body cannot turn an oversize upload into a 200. For a body
- * without `Content-Length`, the handler gets a copy of the request (same URL, method and
- * headers, plus the `Content-Length` of the bytes read) whose `signal` is its own, not the
- * connection's. Limits nest: an outer `bodyLimit` refuses what is over its limit before an
+ * So a handler that never reads the body cannot turn an oversize upload into a 200. The
+ * handler reads the same request (`ctx.req`, its signal included) through the limit: a body
+ * read ahead is served from memory. Limits nest: an outer `bodyLimit` refuses what is over its limit before an
  * inner one runs. Put it after `auth()` in a chain, so that uploads are only read for
  * authenticated requests.
  *
@@ -82,43 +82,24 @@ export function bodyLimit(bytes: number, options: BodyLimitOptions = {}): Middle
 
   return async function bodyLimit(ctx, next) {
     ctx.bodyLimit = bytes;
-    const request = ctx.req;
-    if (request.body === null) return await next();
+    const request = ctx.req; // its body is bounded by ctx.bodyLimit from now on
+    const body = boundedBody(request);
+    if (body === undefined || body.stream === null) return await next();
     // 1. declared length: decide without reading
     const declared = request.headers.get("content-length");
     if (declared !== null) {
       if (Number(declared) > bytes) return tooLarge(bytes).toResponse();
       return await next();
     }
-    // 2. no declared length: bound the stream
-    if (chunked === "stream") {
-      const body = limitStream(request.body, bytes);
-      ctx.req = withBody(request, body.stream, null);
-      return releaseAfter(await next(), body);
-    }
-    const body = await readAhead(request.body, bytes);
-    if (body instanceof HttpError) return body.toResponse();
-    ctx.req = withBody(request, body, String(body.byteLength));
+    // 2. no declared length: the handler reads through the limit, and what it left unread is
+    //    released once the response has gone out
+    if (chunked === "stream") return releaseAfter(await next(), body);
+    // 3. or the body is read ahead, up to the limit, before the handler runs
+    const bytesRead = await readAhead(body.stream, bytes);
+    if (bytesRead instanceof HttpError) return bytesRead.toResponse();
+    replaceBody(request, bytesRead);
     return await next();
   };
-}
-
-// A copy of the request (URL, method, headers) with another body. Built from the parts, not
-// with new Request(request, …): that reads request.signal, which makes Deno.serve print a
-// warning about its legacy abort behaviour.
-function withBody(
-  request: Request,
-  body: BodyInit,
-  contentLength: string | null,
-): Request {
-  const headers = new Headers(request.headers);
-  if (contentLength !== null) headers.set("content-length", contentLength);
-  return new Request(request.url, {
-    method: request.method,
-    headers,
-    body,
-    duplex: "half",
-  } as RequestInit);
 }
 
 // Reads the whole body if it is within the limit; an HttpError (413, or 400 when the client
@@ -130,74 +111,14 @@ async function readAhead(
   try {
     return await readLimited(stream, limit) ?? tooLarge(limit);
   } catch (error) {
-    if (error instanceof HttpError) return error; // the limit of ctx.req's own body stream
+    if (error instanceof HttpError) return error; // the 413 of the bounded stream itself
     return new HttpError(400, "The request body could not be read", { cause: error });
   }
 }
 
-// The body as a stream that errors with a 413 HttpError once more than `limit` bytes passed,
-// and `release()`, which cancels what the handler began to read and left unread.
-interface LimitedBody {
-  stream: ReadableStream<Uint8Array>;
-  // Whether the handler took a reader that has not reached the end.
-  readonly unfinished: boolean;
-  release(): void;
-}
-
-// On Deno, a request body locked by a reader that is never released keeps its connection open
-// (in CLOSE-WAIT once the client has gone) until the reader is garbage-collected; an untouched
-// body is released when the response is done. So nothing is read, and the body is not locked,
-// until the handler reads (a lazy reader, no read-ahead: highWaterMark 0).
-function limitStream(requestBody: ReadableStream<Uint8Array>, limit: number): LimitedBody {
-  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
-  let finished = false;
-  let total = 0;
-  const stream = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      reader ??= requestBody.getReader();
-      let result: ReadableStreamReadResult<Uint8Array>;
-      try {
-        result = await reader.read();
-      } catch (error) {
-        finished = true;
-        controller.error(error);
-        return;
-      }
-      if (result.done) {
-        finished = true;
-        controller.close();
-        return;
-      }
-      total += result.value.byteLength;
-      if (total > limit) {
-        finished = true;
-        reader.cancel().catch(() => {});
-        controller.error(tooLarge(limit));
-        return;
-      }
-      controller.enqueue(result.value);
-    },
-    cancel(reason) {
-      finished = true;
-      return reader === undefined ? requestBody.cancel(reason) : reader.cancel(reason);
-    },
-  }, { highWaterMark: 0 });
-  return {
-    stream,
-    get unfinished() {
-      return reader !== undefined && !finished;
-    },
-    release() {
-      if (reader === undefined || finished) return;
-      finished = true;
-      reader.cancel().catch(() => {});
-    },
-  };
-}
-
 // A handler that began to read the body and returned before its end: the rest is released once
 // the response has gone out (not before, as the response may stream what is still being read).
-function releaseAfter(res: Response, body: LimitedBody): Response {
+function releaseAfter(res: Response, body: BoundedBody): Response {
   if (!body.unfinished) return res;
   if (res.body === null) {
     body.release();

@@ -18,6 +18,8 @@ import type {
   RuntimeUpgradeOptions,
   SyncFile,
 } from "./types.ts";
+import { isHost } from "../http/host.ts";
+import { problem } from "../http/problem.ts";
 
 function toStat(info: Deno.FileInfo): FileStat {
   const mtimeMs = info.mtime?.getTime() ?? 0;
@@ -224,6 +226,10 @@ class ServedInfo implements ConnInfo {
 
 const SHUTDOWN_REASON = "Server shutting down";
 
+function badHost(): Response {
+  return problem({ status: 400, detail: "The Host header is not a valid host[:port]" });
+}
+
 /**
  * Starts `Deno.serve`. `shutdown()` and the abort signal first close every WebSocket the server
  * upgraded with 1001, then let `Deno.serve` finish the in-flight requests. The signal is not
@@ -236,6 +242,7 @@ export function serve(fetch: FetchFunction, options: RuntimeServeOptions): Runti
     ? { cert: options.cert, key: options.key }
     : {};
   const open: OpenSockets = { closing: false, closers: new Set() };
+  let lastHost = ""; // the last Host that passed the check; clients mostly send one
   const server = Deno.serve({
     port: options.port,
     hostname: options.hostname,
@@ -243,6 +250,12 @@ export function serve(fetch: FetchFunction, options: RuntimeServeOptions): Runti
     onError: options.onError,
     ...tls,
   }, (request, info) => {
+    // Deno builds request.url from Host: a Host with a path in it would choose the route.
+    const host = request.headers.get("host");
+    if (host !== null && host !== lastHost) {
+      if (!isHost(host)) return badHost();
+      lastHost = host;
+    }
     return fetch(request, new ServedInfo(info, open));
   });
   let stopping: Promise<void> | undefined;

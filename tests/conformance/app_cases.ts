@@ -4,6 +4,8 @@
 // limit. Written like suite.ts (plain async functions over Env) so the Node runner runs them
 // against the npm build too.
 import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
+import * as net from "node:net";
 import type { Env } from "./suite.ts";
 import type * as Weft from "../../mod.ts";
 
@@ -222,4 +224,48 @@ export const appCases: Record<string, Case> = {
     );
     assert.equal(res.status, 200);
   },
+
+  async "a Host that is not host[:port] gets 400 and never chooses the route"(env) {
+    const { get, router } = env.weft;
+    const app = router([
+      get("/page", () => new Response("page")),
+      get("/private/data", () => new Response("private")),
+    ]);
+    await withServer(env, app, async (base) => {
+      const { port } = new URL(base);
+      for (const host of ["x/private/data?", "x/private/data#", "x@y", "x\\private", "x y"]) {
+        const head = await rawRequest(
+          env,
+          port,
+          `GET /page HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`,
+        );
+        assert.match(head, /^HTTP\/1\.1 400 /, `Host: ${host}`);
+        assert.ok(!head.includes("private"), `Host: ${host}`);
+      }
+      const ok = await rawRequest(
+        env,
+        port,
+        "GET /page HTTP/1.1\r\nHost: example.com:80\r\nConnection: close\r\n\r\n",
+      );
+      assert.match(ok, /^HTTP\/1\.1 200 /);
+    });
+  },
 };
+
+// Sends raw bytes over TCP and returns what came back once the server closes (bounded).
+function rawRequest(_env: Env, port: string, text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const socket = net.connect(Number(port), "127.0.0.1", () => socket.end(text, "latin1"));
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`no answer to ${JSON.stringify(text)} within 5 s`));
+    }, 5_000);
+    socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+    socket.on("error", () => {});
+    socket.on("close", () => {
+      clearTimeout(timer);
+      resolve(Buffer.concat(chunks).toString("latin1"));
+    });
+  });
+}

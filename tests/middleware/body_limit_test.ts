@@ -130,7 +130,7 @@ Deno.test("bodyLimit() hands a chunked body within the limit to the handler inta
   assert.equal(effects.length, 2);
 });
 
-Deno.test("bodyLimit() keeps the method, URL and headers of a rebuffered request", async () => {
+Deno.test("bodyLimit() hands the handler the same request, with a body read ahead", async () => {
   let seen: unknown;
   const composed = chain([bodyLimit(100)], (ctx) => {
     seen = {
@@ -139,23 +139,24 @@ Deno.test("bodyLimit() keeps the method, URL and headers of a rebuffered request
       type: ctx.header("content-type"),
       custom: ctx.header("x-custom"),
       length: ctx.header("content-length"),
+      same: ctx.req === sent,
     };
     return new Response("ok");
   });
-  await composed.fetch(
-    new Request("http://localhost/upload?x=1", {
-      method: "PUT",
-      body: chunked(5),
-      headers: { "content-type": "text/plain", "x-custom": "1" },
-      duplex: "half",
-    } as RequestInit),
-  );
+  const sent = new Request("http://localhost/upload?x=1", {
+    method: "PUT",
+    body: chunked(5),
+    headers: { "content-type": "text/plain", "x-custom": "1" },
+    duplex: "half",
+  } as RequestInit);
+  await composed.fetch(sent);
   assert.deepEqual(seen, {
     method: "PUT",
     url: "http://localhost/upload?x=1",
     type: "text/plain",
     custom: "1",
-    length: "5",
+    length: null,
+    same: true,
   });
 });
 
