@@ -146,10 +146,6 @@ export function sendHttp1(
  * here instead of failing the run. Each must go once lib/ is fixed.
  */
 export const KNOWN_ISSUES: Record<string, string> = {
-  "body-limit-rebuild": "bodyLimit() rebuilds a request without Content-Length through new " +
-    "Request(), which throws (500) for a method fetch forbids (TRACE, CONNECT), a lower-case get " +
-    "or head with a body, or a Host that makes no valid URL; on Deno every method other than " +
-    "GET and HEAD has a body, even an empty one",
   "websocket-http10": "a WebSocket handshake sent as HTTP/1.0 is upgraded (101), on both " +
     "runtimes; RFC 9110 §7.8 says to ignore Upgrade in an HTTP/1.0 request and RFC 6455 §4.1 " +
     "requires HTTP/1.1 (a Request does not show the version, so Weft cannot check it alone)",
@@ -162,24 +158,6 @@ export const KNOWN_ISSUES: Record<string, string> = {
 
 /** Counts of known-issue matches in this process, by id. */
 export const knownCounts: Record<string, number> = {};
-
-// A 500 matches "body-limit-rebuild" when the request declares no Content-Length and
-// new Request() refuses to rebuild it with a body (checked with this runtime's Request).
-function knownIssue(c: Http1Case, status: number, index: number): string | null {
-  if (status !== 500) return null;
-  const text = Buffer.concat(c.chunks).toString("latin1");
-  const requests = text.split(/\r?\n\r?\n/).filter((part) => /^\S+ \S/.test(part));
-  const head = requests[index] ?? requests[0] ?? "";
-  if (/\ncontent-length:/i.test(head)) return null;
-  const [method, target] = head.split(/\s+/, 2);
-  const host = /\nhost:[ \t]*([^\r\n]*)/i.exec(head)?.[1].trim() ?? "";
-  try {
-    new Request(`http://${host}${target?.startsWith("/") ? target : "/"}`, { method, body: "x" });
-    return null;
-  } catch {
-    return "body-limit-rebuild";
-  }
-}
 
 function acceptKey(key: string): string {
   return createHash("sha1").update(key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").digest("base64");
@@ -216,9 +194,7 @@ export function judgeHttp1(
     byClass[statusClass(res.status)] = (byClass[statusClass(res.status)] ?? 0) + 1;
     const path = c.requests[i]?.path ?? "";
     if (res.status >= 500 && !THROWING_PATHS.includes(path)) {
-      const known = knownIssue(c, res.status, i);
-      if (known === null) reasons.push(`${res.status} for ${path}`);
-      else knownCounts[known] = (knownCounts[known] ?? 0) + 1;
+      reasons.push(`${res.status} for ${path}`);
     }
     if (res.status === 101) {
       const key = c.requests[i]?.upgradeKey;
