@@ -5,7 +5,7 @@
 // copies every header through its own map; for a small response that is more work than the
 // rest of Weft. Streams are served here directly: the Request reads the stream, and the
 // response head goes out in one respond() call.
-import * as http2 from "node:http2";
+import type * as http2 from "node:http2";
 import type { Socket } from "node:net";
 import {
   checked,
@@ -16,8 +16,6 @@ import {
   settle,
 } from "./_node_http.ts";
 import { type Head, send, type Writer } from "./_node_send.ts";
-
-const { NGHTTP2_INTERNAL_ERROR } = http2.constants;
 
 function ignore(): void {}
 
@@ -82,8 +80,10 @@ class StreamWriter implements Writer {
     } else if (this.#respond(false)) this.#stream.end(chunk);
   }
 
+  // RST_STREAM with INTERNAL_ERROR. Not close(): it ends the writable side first, and the
+  // END_STREAM that goes out then would tell the client that a cut body was whole.
   destroy(): void {
-    this.#stream.close(NGHTTP2_INTERNAL_ERROR);
+    this.#stream.destroy(new Error("The response was cut"));
   }
 
   on(event: "drain" | "close", fn: () => void): void {
