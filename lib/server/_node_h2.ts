@@ -7,14 +7,7 @@
 // response head goes out in one respond() call.
 import type * as http2 from "node:http2";
 import type { Socket } from "node:net";
-import {
-  checked,
-  connInfo,
-  handle,
-  KEEP_ALIVE_TIMEOUT_MS,
-  type ServerState,
-  settle,
-} from "./_node_http.ts";
+import { checked, connInfo, handle, type ServerState, settle } from "./_node_http.ts";
 import { type Head, send, type Writer } from "./_node_send.ts";
 
 function ignore(): void {}
@@ -180,10 +173,10 @@ export function serveStreams(
     session.once("close", () => state.sessions.delete(session));
     if (state.closing) session.close();
   });
-  // Idle sessions: closed gracefully after KEEP_ALIVE_TIMEOUT_MS without a frame, unless a
-  // stream is still open (a quiet event stream). The 'timeout' event also fires for HTTP/1.1
-  // sockets of the TLS server; with a listener, Node leaves those to keepAliveTimeout.
-  server.setTimeout(KEEP_ALIVE_TIMEOUT_MS);
+  // Idle sessions: closed gracefully after keepAliveTimeout without a frame, unless a stream
+  // is still open (a quiet event stream). The 'timeout' event also fires for HTTP/1.1 sockets
+  // of the TLS server; with a listener, Node leaves those to keepAliveTimeout.
+  server.setTimeout(state.keepAliveTimeout);
   server.on("timeout", (target: unknown) => {
     const session = target as http2.ServerHttp2Session;
     if (typeof session?.goaway !== "function" || session.closed || session.destroyed) return;

@@ -9,6 +9,7 @@ import * as http2 from "node:http2";
 import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { connect as connectTls } from "node:tls";
 import assert from "node:assert/strict";
 import { describe, test } from "vitest";
 import { WebSocket } from "ws";
@@ -960,6 +961,108 @@ describe("limits and shutdown", () => {
     assert.equal(body, "h2 slow");
     await within(5_000, "shutdown()", closing);
     session.close();
+  });
+});
+
+describe("timeouts", () => {
+  const SHORT = {
+    ...QUIET,
+    headersTimeout: 300,
+    requestTimeout: 600,
+    keepAliveTimeout: 300,
+    handshakeTimeout: 300,
+  };
+
+  // Resolves when `socket` closes (reading what arrives, so that its end is seen); rejects
+  // after 3 s, far below every default timeout.
+  function closes(socket: Socket, what: string): Promise<void> {
+    socket.resume();
+    const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+    return within(3_000, what, closed).finally(() => socket.destroy());
+  }
+
+  function open(port: number): Promise<Socket> {
+    return rawRequest(port, "");
+  }
+
+  test("serve() refuses a timeout that is not a non-negative number", () => {
+    for (const headersTimeout of [-1, NaN, Infinity]) {
+      assert.throws(() => weft.serve(() => new Response("no"), { ...QUIET, headersTimeout }), {
+        name: "RangeError",
+        message: `Cannot serve: headersTimeout ${headersTimeout} is not a non-negative number ` +
+          "of milliseconds",
+      });
+    }
+  });
+
+  test(`${flag("timeouts")} an HTTP/1.1 connection that sends nothing or part of a head is closed after headersTimeout`, async () => {
+    // reads the body, and answers with what arrived once the connection is cut
+    const app = weft.router([
+      weft.post("/", async (ctx) => new Response(await ctx.req.text().catch(() => "cut"))),
+    ]);
+    const server = weft.serve(app, SHORT);
+    try {
+      const port = server.addr.port;
+      const silent = await open(port);
+      const partial = await rawRequest(port, "GET / HTTP/1.1\r\nhost: localhost\r\n");
+      const answer = readUntil(partial, /\r\n\r\n/).catch((error) => error.message);
+      await Promise.all([
+        closes(silent, "a silent connection to close"),
+        closes(partial, "a connection with half a head to close"),
+      ]);
+      assert.match(await answer, /^HTTP\/1\.1 408 /);
+      // a body that stalls is cut by requestTimeout
+      const stalled = await rawRequest(
+        port,
+        "POST / HTTP/1.1\r\nhost: localhost\r\ncontent-length: 100\r\n\r\nonly ten..",
+      );
+      await closes(stalled, "a connection with a stalled body to close");
+    } finally {
+      await server.shutdown();
+    }
+  });
+
+  test(`${flag("timeouts")} idle HTTP/1.1 connections and HTTP/2 sessions are closed after keepAliveTimeout`, async () => {
+    const server = weft.serve(() => new Response("ok"), SHORT);
+    try {
+      const idle = await rawRequest(
+        server.addr.port,
+        "GET / HTTP/1.1\r\nhost: localhost\r\n\r\n",
+      );
+      await readUntil(idle, /ok$/);
+      await closes(idle, "an idle keep-alive connection to close");
+      const session = http2.connect(`http://127.0.0.1:${server.addr.port}`);
+      session.on("error", () => {});
+      const stream = session.request({ ":path": "/" });
+      stream.resume();
+      await within(3_000, "the HTTP/2 response", new Promise((r) => stream.once("end", r)));
+      await within(3_000, "the idle session to close", new Promise((r) => session.once("close", r)))
+        .finally(() => session.destroy());
+    } finally {
+      await server.shutdown();
+    }
+  });
+
+  test(`${flag("timeouts")} a TLS connection that never completes its handshake is closed after handshakeTimeout`, async () => {
+    const server = weft.serve(() => new Response("ok"), { ...SHORT, cert, key });
+    try {
+      // 1. no ClientHello at all
+      await closes(await open(server.addr.port), "a silent TLS connection to close");
+      // 2. a handshake, then half a head over HTTP/1.1: headersTimeout holds behind TLS too
+      const tls = connectTls({
+        port: server.addr.port,
+        host: "127.0.0.1",
+        servername: "localhost",
+        ca: cert,
+        ALPNProtocols: ["http/1.1"],
+      });
+      tls.on("error", () => {});
+      await within(3_000, "the TLS handshake", new Promise((r) => tls.once("secureConnect", r)));
+      tls.write("GET / HTTP/1.1\r\nhost: localhost\r\n");
+      await closes(tls as unknown as Socket, "a TLS connection with half a head to close");
+    } finally {
+      await server.shutdown();
+    }
   });
 });
 
