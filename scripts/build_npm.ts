@@ -7,7 +7,8 @@
 //   2. `deno pack --no-source-maps`: TS → JS with `.js` specifiers, .d.ts for the public API,
 //      `npm:` specifiers → bare names; type-checks the Node variant of the whole graph;
 //   3. unpack into npm/, drop what no export reaches, add the `weft-templates` bin shim and
-//      write the package.json (exports derived from deno.json's), README and LICENSE;
+//      write the package.json (exports derived from deno.json's), the README for Node users
+//      (scripts/npm_readme.md) and LICENSE;
 //   4. verify: every relative specifier in npm/ resolves to a file, no `.ts`/`npm:`/`jsr:`
 //      specifier is left, and no file of the Deno adapter slipped in.
 //
@@ -24,6 +25,8 @@ const NODE_PARTS = /^_node_[a-z0-9_]+\.ts$/; // in lib/server/, imported by NODE
 const CLI = "lib/template/cli.ts";
 const CLI_EXPORT = "./_template_cli"; // in the staged deno.json only, so that pack emits it
 const BIN_NAME = "weft-templates";
+// The repository's README.md is written for Deno (`./mod.ts`, `npx deno`); npm users get this.
+const NPM_README = "scripts/npm_readme.md";
 const NPM_NAME = "weft";
 const NODE_ENGINE = ">=20.19.0";
 const DESCRIPTION = "A TypeScript web framework on Web-standard Request/Response: a radix-tree " +
@@ -244,9 +247,8 @@ async function complete(
     join(OUT, "package.json"),
     JSON.stringify(pkg, null, 2) + "\n",
   );
-  for (const file of ["README.md", "LICENSE"]) {
-    await Deno.copyFile(join(ROOT, file), join(OUT, file));
-  }
+  await Deno.copyFile(join(ROOT, NPM_README), join(OUT, "README.md"));
+  await Deno.copyFile(join(ROOT, "LICENSE"), join(OUT, "LICENSE"));
   return dropped;
 }
 

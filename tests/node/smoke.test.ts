@@ -115,3 +115,12 @@ test("the weft-templates bin compiles a template into a typed module", async () 
   const module = readFileSync(join(dir, "hello.ts"), "utf8");
   assert.match(module, /export function render/);
 });
+
+test("the package's README is written for Node: npm install, imports from weft, node app.mjs", () => {
+  const readme = readFileSync(join(project, "node_modules", "weft", "README.md"), "utf8");
+  assert.match(readme, /npm install weft/);
+  assert.match(readme, /from "weft"/);
+  assert.match(readme, /node app\.mjs/);
+  assert.match(readme, /weft-templates/);
+  assert.doesNotMatch(readme, /\.\/mod\.ts|npx -y deno|deno task/);
+});
