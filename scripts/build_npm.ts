@@ -7,7 +7,8 @@
 //   2. `deno pack --no-source-maps`: TS → JS with `.js` specifiers, .d.ts for the public API,
 //      `npm:` specifiers → bare names; type-checks the Node variant of the whole graph;
 //   3. unpack into npm/, drop what no export reaches, add the `weft-templates` bin shim and
-//      write the package.json (exports derived from deno.json's), the README for Node users
+//      write the package.json (exports derived from deno.json's, each with a "require" file
+//      that throws an error saying the package is ESM only), the README for Node users
 //      (scripts/npm_readme.md) and LICENSE;
 //   4. verify: every relative specifier in npm/ resolves to a file, no `.ts`/`npm:`/`jsr:`
 //      specifier is left, and no file of the Deno adapter slipped in.
@@ -192,8 +193,9 @@ async function complete(
     }
   }
 
-  const exports: Record<string, { types: string; import: string } | string> = {};
+  const exports: Record<string, Record<string, unknown> | string> = {};
   const declared = typeof config.exports === "string" ? { ".": config.exports } : config.exports;
+  await Deno.mkdir(join(OUT, "require"), { recursive: true });
   for (const [key, source] of Object.entries(declared)) {
     const js = source.replace(/\.ts$/, ".js");
     const types = source.replace(/\.ts$/, ".d.ts");
@@ -204,7 +206,12 @@ async function complete(
         );
       });
     }
-    exports[key] = { types, import: js };
+    // Without a "require" condition, require() fails with Node's bare
+    // ERR_PACKAGE_PATH_NOT_EXPORTED, which does not say why or what to do instead.
+    const name = key === "." ? NPM_NAME : `${NPM_NAME}/${key.slice(2)}`;
+    const cjs = `./require/${key === "." ? "index" : key.slice(2).replaceAll("/", "_")}.cjs`;
+    await Deno.writeTextFile(join(OUT, cjs), requireStub(name));
+    exports[key] = { import: { types, default: js }, require: cjs };
   }
   exports["./package.json"] = "./package.json";
 
@@ -250,6 +257,19 @@ async function complete(
   await Deno.copyFile(join(ROOT, NPM_README), join(OUT, "README.md"));
   await Deno.copyFile(join(ROOT, "LICENSE"), join(OUT, "LICENSE"));
   return dropped;
+}
+
+/** The CommonJS file that `require(name)` loads: it throws, saying how to load the package. */
+export function requireStub(name: string): string {
+  const message = `Cannot require("${name}"): the package is ESM only. Load it with ` +
+    `import { … } from "${name}" in an ES module, or with await import("${name}") in CommonJS`;
+  return [
+    `// require("${name}"): ${NPM_NAME} is ESM only; this says so and how to load it.`,
+    `const error = new Error(${JSON.stringify(message)});`,
+    'error.code = "ERR_REQUIRE_ESM";',
+    "throw error;",
+    "",
+  ].join("\n");
 }
 
 // 4. Verify the output's module graph.
