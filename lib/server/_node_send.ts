@@ -243,10 +243,10 @@ function removeLength(head: Head): void {
 // Reads, writes, and waits for 'drain' whenever Node's buffer is full; a client that goes away
 // cancels the stream. A body must deliver the Content-Length it declares: node:http ends a
 // message that falls short as if it were whole, and the connection's next response would then
-// arrive inside this body (RFC 9112 §6.3: the client counts Content-Length octets). As with
-// Deno.serve, a body that falls short cuts the connection (HTTP/1.1) or resets the stream
-// (HTTP/2) after the bytes it delivered, and bytes past the declared length are not sent; an
-// empty body that declared a length becomes a 500 (its head is not out yet).
+// arrive inside this body (RFC 9112 §6.3: the client counts Content-Length octets). A body
+// that falls short cuts the connection (HTTP/1.1) or resets the stream (HTTP/2) after the bytes
+// it delivered, and bytes past the declared length are not sent, as Deno.serve does over
+// HTTP/1.1; an empty body that declared a length becomes a 500 (its head is not out yet).
 async function pipe(
   res: Writer,
   status: number,
