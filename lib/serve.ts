@@ -32,6 +32,38 @@ export interface ServeOptions {
   signal?: AbortSignal;
   /** Called once the server listens; by default a line goes to stderr. */
   onListen?: (addr: ServerAddr) => void;
+  /**
+   * Milliseconds a client has to send a request's header block, from the connection's first
+   * byte or the end of the previous request; then the server answers 408 and closes the
+   * connection (slowloris). 0 disables it. Applied on Node.js only: `Deno.serve` has no such
+   * setting, and Deno keeps such a connection open (put a proxy in front of it).
+   *
+   * @default {30000}
+   */
+  headersTimeout?: number;
+  /**
+   * Milliseconds a client has to send a whole HTTP/1.1 request, body included; then 408 and
+   * the connection closes. 0 disables it. Applied on Node.js only (see `headersTimeout`).
+   *
+   * @default {300000}
+   */
+  requestTimeout?: number;
+  /**
+   * Milliseconds an idle connection stays open: an HTTP/1.1 connection between requests, an
+   * HTTP/2 session without open streams (closed with GOAWAY). Longer than the 60 s idle timeout
+   * of common load balancers, so that a proxy never reuses a connection the server is closing.
+   * 0 disables it. Applied on Node.js only (see `headersTimeout`).
+   *
+   * @default {65000}
+   */
+  keepAliveTimeout?: number;
+  /**
+   * Milliseconds a client has to complete the TLS handshake, ClientHello included; then the
+   * connection closes. 0 disables it. Applied on Node.js only (see `headersTimeout`).
+   *
+   * @default {10000}
+   */
+  handshakeTimeout?: number;
 }
 
 /** A running server. */
@@ -48,7 +80,8 @@ export interface Server {
  * Serves an app (a `router()`, a `chain()`, a plain handler or any object with `fetch`).
  *
  * @param app What answers the requests.
- * @param options Port, host, TLS, shutdown signal.
+ * @param options Port, host, TLS, shutdown signal, timeouts.
+ * @throws {RangeError} When a timeout is not a non-negative number.
  * @returns The running server.
  *
  * @example
@@ -83,10 +116,24 @@ export function serve(
     cert: options.cert,
     key: options.key,
     signal: options.signal,
+    headersTimeout: milliseconds("headersTimeout", options.headersTimeout),
+    requestTimeout: milliseconds("requestTimeout", options.requestTimeout),
+    keepAliveTimeout: milliseconds("keepAliveTimeout", options.keepAliveTimeout),
+    handshakeTimeout: milliseconds("handshakeTimeout", options.handshakeTimeout),
     onListen: options.onListen ?? ((addr) => {
       const shown = addr.hostname === "0.0.0.0" ? "localhost" : addr.hostname;
       writeStderr(`Listening on ${tls ? "https" : "http"}://${shown}:${addr.port}/\n`);
     }),
     onError: () => problem({ status: 500 }),
   });
+}
+
+function milliseconds(name: string, value: number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "number" || !(value >= 0) || value === Infinity) {
+    throw new RangeError(
+      `Cannot serve: ${name} ${value} is not a non-negative number of milliseconds`,
+    );
+  }
+  return value;
 }

@@ -7,7 +7,9 @@
 //   2. `deno pack --no-source-maps`: TS → JS with `.js` specifiers, .d.ts for the public API,
 //      `npm:` specifiers → bare names; type-checks the Node variant of the whole graph;
 //   3. unpack into npm/, drop what no export reaches, add the `weft-templates` bin shim and
-//      write the package.json (exports derived from deno.json's), README and LICENSE;
+//      write the package.json (exports derived from deno.json's, each with a "require" file
+//      that throws an error saying the package is ESM only), the README for Node users
+//      (scripts/npm_readme.md) and LICENSE;
 //   4. verify: every relative specifier in npm/ resolves to a file, no `.ts`/`npm:`/`jsr:`
 //      specifier is left, and no file of the Deno adapter slipped in.
 //
@@ -24,6 +26,8 @@ const NODE_PARTS = /^_node_[a-z0-9_]+\.ts$/; // in lib/server/, imported by NODE
 const CLI = "lib/template/cli.ts";
 const CLI_EXPORT = "./_template_cli"; // in the staged deno.json only, so that pack emits it
 const BIN_NAME = "weft-templates";
+// The repository's README.md is written for Deno (`./mod.ts`, `npx deno`); npm users get this.
+const NPM_README = "scripts/npm_readme.md";
 const NPM_NAME = "weft";
 const NODE_ENGINE = ">=20.19.0";
 const DESCRIPTION = "A TypeScript web framework on Web-standard Request/Response: a radix-tree " +
@@ -189,8 +193,9 @@ async function complete(
     }
   }
 
-  const exports: Record<string, { types: string; import: string } | string> = {};
+  const exports: Record<string, Record<string, unknown> | string> = {};
   const declared = typeof config.exports === "string" ? { ".": config.exports } : config.exports;
+  await Deno.mkdir(join(OUT, "require"), { recursive: true });
   for (const [key, source] of Object.entries(declared)) {
     const js = source.replace(/\.ts$/, ".js");
     const types = source.replace(/\.ts$/, ".d.ts");
@@ -201,7 +206,12 @@ async function complete(
         );
       });
     }
-    exports[key] = { types, import: js };
+    // Without a "require" condition, require() fails with Node's bare
+    // ERR_PACKAGE_PATH_NOT_EXPORTED, which does not say why or what to do instead.
+    const name = key === "." ? NPM_NAME : `${NPM_NAME}/${key.slice(2)}`;
+    const cjs = `./require/${key === "." ? "index" : key.slice(2).replaceAll("/", "_")}.cjs`;
+    await Deno.writeTextFile(join(OUT, cjs), requireStub(name));
+    exports[key] = { import: { types, default: js }, require: cjs };
   }
   exports["./package.json"] = "./package.json";
 
@@ -244,10 +254,22 @@ async function complete(
     join(OUT, "package.json"),
     JSON.stringify(pkg, null, 2) + "\n",
   );
-  for (const file of ["README.md", "LICENSE"]) {
-    await Deno.copyFile(join(ROOT, file), join(OUT, file));
-  }
+  await Deno.copyFile(join(ROOT, NPM_README), join(OUT, "README.md"));
+  await Deno.copyFile(join(ROOT, "LICENSE"), join(OUT, "LICENSE"));
   return dropped;
+}
+
+/** The CommonJS file that `require(name)` loads: it throws, saying how to load the package. */
+export function requireStub(name: string): string {
+  const message = `Cannot require("${name}"): the package is ESM only. Load it with ` +
+    `import { … } from "${name}" in an ES module, or with await import("${name}") in CommonJS`;
+  return [
+    `// require("${name}"): ${NPM_NAME} is ESM only; this says so and how to load it.`,
+    `const error = new Error(${JSON.stringify(message)});`,
+    'error.code = "ERR_REQUIRE_ESM";',
+    "throw error;",
+    "",
+  ].join("\n");
 }
 
 // 4. Verify the output's module graph.

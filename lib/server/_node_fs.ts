@@ -48,9 +48,13 @@ function rangeStream(
           controller.enqueue(bytesRead === want ? buffer : buffer.subarray(0, bytesRead));
         }
       }
-      if (bytesRead === 0 || position > end) {
+      if (position > end) {
         finish();
         controller.close();
+      } else if (bytesRead === 0) {
+        // The file shrank since its size was read: the stream must not end as if it were whole.
+        finish();
+        controller.error(new RangeError(`Cannot read the file: it ends before byte ${end}`));
       }
     },
     cancel() {

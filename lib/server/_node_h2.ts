@@ -5,19 +5,10 @@
 // copies every header through its own map; for a small response that is more work than the
 // rest of Weft. Streams are served here directly: the Request reads the stream, and the
 // response head goes out in one respond() call.
-import * as http2 from "node:http2";
+import type * as http2 from "node:http2";
 import type { Socket } from "node:net";
-import {
-  checked,
-  connInfo,
-  handle,
-  KEEP_ALIVE_TIMEOUT_MS,
-  type ServerState,
-  settle,
-} from "./_node_http.ts";
+import { checked, connInfo, handle, type ServerState, settle } from "./_node_http.ts";
 import { type Head, send, type Writer } from "./_node_send.ts";
-
-const { NGHTTP2_INTERNAL_ERROR } = http2.constants;
 
 function ignore(): void {}
 
@@ -82,8 +73,10 @@ class StreamWriter implements Writer {
     } else if (this.#respond(false)) this.#stream.end(chunk);
   }
 
+  // RST_STREAM with INTERNAL_ERROR. Not close(): it ends the writable side first, and the
+  // END_STREAM that goes out then would tell the client that a cut body was whole.
   destroy(): void {
-    this.#stream.close(NGHTTP2_INTERNAL_ERROR);
+    this.#stream.destroy(new Error("The response was cut"));
   }
 
   on(event: "drain" | "close", fn: () => void): void {
@@ -180,10 +173,10 @@ export function serveStreams(
     session.once("close", () => state.sessions.delete(session));
     if (state.closing) session.close();
   });
-  // Idle sessions: closed gracefully after KEEP_ALIVE_TIMEOUT_MS without a frame, unless a
-  // stream is still open (a quiet event stream). The 'timeout' event also fires for HTTP/1.1
-  // sockets of the TLS server; with a listener, Node leaves those to keepAliveTimeout.
-  server.setTimeout(KEEP_ALIVE_TIMEOUT_MS);
+  // Idle sessions: closed gracefully after keepAliveTimeout without a frame, unless a stream
+  // is still open (a quiet event stream). The 'timeout' event also fires for HTTP/1.1 sockets
+  // of the TLS server; with a listener, Node leaves those to keepAliveTimeout.
+  server.setTimeout(state.keepAliveTimeout);
   server.on("timeout", (target: unknown) => {
     const session = target as http2.ServerHttp2Session;
     if (typeof session?.goaway !== "function" || session.closed || session.destroyed) return;

@@ -27,6 +27,10 @@ export const MAX_H2_HEADER_LIST_BYTES = 65_536;
 export const HEADERS_TIMEOUT_MS = 30_000;
 export const REQUEST_TIMEOUT_MS = 300_000;
 export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+export const HANDSHAKE_TIMEOUT_MS = 10_000;
+// node:http looks for requests past headersTimeout or requestTimeout only this often (its
+// default; shorter timeouts are looked for four times per timeout).
+const CHECK_INTERVAL_MS = 30_000;
 const H2_PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "latin1");
 const HOST = /^(?:[\w.~!$&'()*+,;=%-]+|\[[\da-fA-F:.]+\])(?::\d{1,5})?$/;
 
@@ -40,6 +44,9 @@ export class ServerState implements SocketRegistry {
   readonly onError: RuntimeServeOptions["onError"];
   readonly scheme: string;
   readonly fallbackHost: string;
+  readonly headersTimeout: number;
+  readonly requestTimeout: number;
+  readonly keepAliveTimeout: number;
   // The last Host that passed the check: a client sends the same one on every request.
   host = "";
 
@@ -47,6 +54,9 @@ export class ServerState implements SocketRegistry {
     this.fetch = fetch;
     this.onError = options.onError;
     this.scheme = scheme;
+    this.headersTimeout = options.headersTimeout ?? HEADERS_TIMEOUT_MS;
+    this.requestTimeout = options.requestTimeout ?? REQUEST_TIMEOUT_MS;
+    this.keepAliveTimeout = options.keepAliveTimeout ?? KEEP_ALIVE_TIMEOUT_MS;
     const hostname = options.hostname;
     this.fallbackHost = `${hostname.includes(":") ? `[${hostname}]` : hostname}:${options.port}`;
   }
@@ -242,15 +252,25 @@ export function onUpgrade(
   });
 }
 
-/** Sets the HTTP/1.1 limits and answers Node's own client errors with problem+json. */
+/**
+ * Sets the HTTP/1.1 limits of `state` (before the server listens: node:http starts checking
+ * then) and answers Node's own client errors with problem+json.
+ */
 export function listenH1Limits(
   server: http.Server | http2.Http2SecureServer,
+  state: ServerState,
 ): void {
+  const { headersTimeout, requestTimeout } = state;
   const target = server as unknown as Record<string, number>;
-  target.headersTimeout = HEADERS_TIMEOUT_MS;
-  target.requestTimeout = REQUEST_TIMEOUT_MS;
-  target.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  target.headersTimeout = headersTimeout;
+  target.requestTimeout = requestTimeout;
+  target.keepAliveTimeout = state.keepAliveTimeout;
   target.maxHeaderSize = MAX_HEADER_BYTES;
+  const shortest = Math.min(headersTimeout || Infinity, requestTimeout || Infinity);
+  target.connectionsCheckingInterval = Math.max(
+    Math.min(CHECK_INTERVAL_MS, Math.ceil(shortest / 4)),
+    1,
+  );
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Socket) => {
     if (
       !socket.writable || (socket as { _httpMessage?: unknown })._httpMessage
@@ -259,13 +279,17 @@ export function listenH1Limits(
       return;
     }
     // Node answers these without a body; Weft's built-in errors are problem+json (decision 3).
-    const status = error.code === "HPE_HEADER_OVERFLOW"
+    // Only the HTTP parser's errors get an answer: on the TLS server, node:http2 reports a
+    // failed or timed-out handshake here too, and a reply written to a socket that never
+    // finished its handshake is never sent, so the socket would stay open.
+    const code = error.code ?? "";
+    const status = code === "HPE_HEADER_OVERFLOW"
       ? 431
-      : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+      : code === "ERR_HTTP_REQUEST_TIMEOUT"
       ? 408
-      : error.code === "ECONNRESET" || error.code === "EPIPE"
-      ? 0
-      : 400;
+      : code.startsWith("HPE_")
+      ? 400
+      : 0;
     if (status === 0) {
       socket.destroy();
       return;
@@ -299,7 +323,8 @@ export function sniff(
   h1.on("connection", (socket: Socket) => {
     state.sniffing.add(socket);
     let seen: Buffer = Buffer.alloc(0);
-    const timer = setTimeout(() => socket.destroy(), HEADERS_TIMEOUT_MS);
+    const timeout = state.headersTimeout;
+    const timer = timeout > 0 ? setTimeout(() => socket.destroy(), timeout) : undefined;
     const decide = (chunk: Buffer) => {
       seen = seen.length === 0 ? chunk : Buffer.concat([seen, chunk]) as Buffer;
       const n = Math.min(seen.length, H2_PREFACE.length);

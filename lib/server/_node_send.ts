@@ -176,18 +176,17 @@ function write(response: Response, res: Writer, method: string, closing: boolean
     return;
   }
   // 3. a string, bytes or nothing: one write, with its Content-Length (writeHead fixes the
-  //    head, so Node would otherwise fall back to chunked encoding)
+  //    head, so Node would otherwise fall back to chunked encoding); a Content-Length the app
+  //    set is replaced by the body's own, as Deno.serve does, since a wrong one would make the
+  //    client read the next response as part of this body
   if (stream === null) {
-    if (!hasLength) {
-      // as a string: node:http checks every value with a regular expression, which takes its
-      // slow path for a number
-      head.push(
-        "content-length",
-        body == null
-          ? "0"
-          : `${typeof body === "string" ? Buffer.byteLength(body) : body.byteLength}`,
-      );
-    }
+    // as a string: node:http checks every value with a regular expression, which takes its
+    // slow path for a number
+    const length = body == null
+      ? "0"
+      : `${typeof body === "string" ? Buffer.byteLength(body) : body.byteLength}`;
+    if (hasLength) removeLength(head);
+    head.push("content-length", length);
     res.writeHead(status, head);
     if (body == null) res.end();
     else res.end(body);
@@ -225,8 +224,29 @@ function nextTurn(): Promise<undefined> {
   return new Promise((resolve) => setImmediate(resolve, undefined));
 }
 
+// The Content-Length a head declares; -1 when it declares none (or one that is not a number).
+function declaredLength(head: Head): number {
+  for (let i = 0; i < head.length; i += 2) {
+    if (head[i] !== "content-length") continue;
+    const value = String(head[i + 1]).trim();
+    return /^\d+$/.test(value) ? Number(value) : -1;
+  }
+  return -1;
+}
+
+function removeLength(head: Head): void {
+  for (let i = head.length - 2; i >= 0; i -= 2) {
+    if (head[i] === "content-length") head.splice(i, 2);
+  }
+}
+
 // Reads, writes, and waits for 'drain' whenever Node's buffer is full; a client that goes away
-// cancels the stream.
+// cancels the stream. A body must deliver the Content-Length it declares: node:http ends a
+// message that falls short as if it were whole, and the connection's next response would then
+// arrive inside this body (RFC 9112 §6.3: the client counts Content-Length octets). A body
+// that falls short cuts the connection (HTTP/1.1) or resets the stream (HTTP/2) after the bytes
+// it delivered, and bytes past the declared length are not sent, as Deno.serve does over
+// HTTP/1.1; an empty body that declared a length becomes a 500 (its head is not out yet).
 async function pipe(
   res: Writer,
   status: number,
@@ -235,6 +255,7 @@ async function pipe(
   body: ReadableStream<Uint8Array>,
 ): Promise<void> {
   const reader = body.getReader();
+  const declared = length ? declaredLength(head) : -1;
   let gone = false;
   const onClose = () => {
     if (res.writableFinished) return;
@@ -245,6 +266,7 @@ async function pipe(
   try {
     const first = await reader.read();
     if (first.done) {
+      if (declared > 0) return fail(res); // shorter than its Content-Length
       if (!length) head.push("content-length", 0);
       res.writeHead(status, head);
       res.end();
@@ -254,21 +276,34 @@ async function pipe(
     // goes on (server-sent events) is not held back waiting for its second chunk.
     let pending = reader.read();
     const second = await Promise.race([pending, nextTurn()]);
-    if (second !== undefined && second.done) {
-      if (!length) head.push("content-length", first.value.byteLength);
+    if (second !== undefined && second.done && first.value.byteLength >= declared) {
+      const chunk = declared === -1 ? first.value : first.value.subarray(0, declared);
+      if (!length) head.push("content-length", chunk.byteLength);
       res.writeHead(status, head);
-      res.end(first.value);
+      res.end(chunk);
       return;
     }
     res.writeHead(status, head);
-    if (!res.write(first.value)) await drained(res);
+    let sent = 0;
+    let next: ReadableStreamReadResult<Uint8Array> = first;
     for (;;) {
-      const next = await pending;
+      let chunk = next.value!;
+      const over = declared !== -1 && sent + chunk.byteLength > declared;
+      if (over) {
+        chunk = chunk.subarray(0, declared - sent);
+        pending.catch(() => {});
+        reader.cancel().catch(() => {});
+      }
+      sent += chunk.byteLength;
+      if (!res.write(chunk)) await drained(res);
+      if (over) break;
+      next = await pending;
       if (next.done || gone) break;
-      if (!res.write(next.value)) await drained(res);
       pending = reader.read();
     }
-    if (!gone) res.end();
+    if (gone) return;
+    if (sent < declared) fail(res);
+    else res.end();
   } catch {
     // The body failed midway (or the client left): abort, so the client sees a cut body.
     if (!gone) fail(res);

@@ -20,16 +20,18 @@
  * HTTP/2 streams are served through node:http2's core API, not its compatibility layer
  * (`_node_h2.ts`).
  *
- * Limits, set deliberately (Node's own defaults differ or do not exist for HTTP/2):
+ * Limits, set deliberately (Node's own defaults differ or do not exist for HTTP/2); the
+ * timeouts are the defaults of the `ServeOptions` of the same names:
  *
  * | limit | value | why |
  * | --- | --- | --- |
  * | request header block | 16 KiB → 431 | Node's default and hyper's HTTP/2 limit (Deno answers 431 over HTTP/2 past 16 KiB) |
  * | HTTP/2 header list, hard | 64 KiB → stream refused | past it nghttp2 refuses the stream, as Deno does |
- * | `headersTimeout` | 30 s → 408 | hyper's header read timeout; stops slowloris headers |
+ * | `headersTimeout` | 30 s → 408 | stops slowloris headers (Deno.serve has no such timeout) |
  * | `requestTimeout` | 300 s → 408 | Node's default: a whole request, body included |
  * | `keepAliveTimeout` | 65 s | longer than common load balancer idle timeouts (60 s), so a proxy never reuses a connection the server is closing |
- * | idle HTTP/2 session | 65 s | closed with GOAWAY only when no stream is open |
+ * | idle HTTP/2 session | `keepAliveTimeout` | closed with GOAWAY only when no stream is open |
+ * | `handshakeTimeout` (TLS) | 10 s | Node's default is 120 s for a socket that never sends a ClientHello |
  * | WebSocket close on shutdown | 2 s | after the 1001 close frame, a peer that does not answer is cut |
  *
  * @module
@@ -39,6 +41,7 @@ import * as http2 from "node:http2";
 import process from "node:process";
 import { fs } from "./_node_fs.ts";
 import {
+  HANDSHAKE_TIMEOUT_MS,
   listen,
   listenH1Limits,
   MAX_H2_HEADER_LIST_BYTES,
@@ -74,6 +77,7 @@ export function serve(fetch: FetchFunction, options: RuntimeServeOptions): Runti
       cert: options.cert,
       key: options.key,
       allowHTTP1: true,
+      handshakeTimeout: options.handshakeTimeout ?? HANDSHAKE_TIMEOUT_MS,
     });
     secure.on("request", onRequest.bind(state) as never); // HTTP/1.1
     serveStreams(secure, state);
@@ -86,7 +90,7 @@ export function serve(fetch: FetchFunction, options: RuntimeServeOptions): Runti
     sniff(plain, h2c, state);
     server = plain;
   }
-  listenH1Limits(server);
+  listenH1Limits(server, state);
   server.on("upgrade", onUpgrade.bind(state));
 
   let addr: ServerAddr | undefined;

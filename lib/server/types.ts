@@ -49,6 +49,14 @@ export interface RuntimeServeOptions {
   onListen?: (addr: ServerAddr) => void;
   /** Called with errors the fetch function threw; returns the response to send. */
   onError?: (error: unknown) => Response | Promise<Response>;
+  /** Milliseconds to receive a request's header block; 0 disables it. Node only. */
+  headersTimeout?: number;
+  /** Milliseconds to receive a whole HTTP/1.1 request, body included; 0 disables it. Node only. */
+  requestTimeout?: number;
+  /** Milliseconds an idle connection or HTTP/2 session stays open; 0 disables it. Node only. */
+  keepAliveTimeout?: number;
+  /** Milliseconds to complete a TLS handshake; 0 disables it. Node only. */
+  handshakeTimeout?: number;
 }
 
 /** A running server. */

@@ -3,12 +3,13 @@
 // connections, nanosecond mtimes; and Node's side of every flag in runtime_differences.ts,
 // each test named after its flag.
 import { createHash } from "node:crypto";
-import { mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
 import * as http from "node:http";
 import * as http2 from "node:http2";
 import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { connect as connectTls } from "node:tls";
 import assert from "node:assert/strict";
 import { describe, test } from "vitest";
 import { WebSocket } from "ws";
@@ -110,6 +111,68 @@ function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
       );
     }),
   ]).finally(() => clearTimeout(timer));
+}
+
+// Everything the server sends on `socket` until it closes the connection; rejects with what
+// arrived when the server has not closed it within `ms`.
+function readToClose(socket: Socket, ms: number): Promise<string> {
+  let seen = "";
+  socket.on("data", (chunk: Buffer) => seen += chunk.toString("latin1"));
+  const closed = new Promise<string>((resolve) => socket.once("close", () => resolve(seen)));
+  return within(ms, "the server to close the connection", closed).catch((error) => {
+    socket.destroy();
+    throw new Error(`${error.message}; received: ${seen.slice(0, 300)}`);
+  });
+}
+
+// GET /short: 100 bytes declared, 20 delivered in two chunks; GET /broken: 100 declared, 10
+// delivered, then the stream errors; GET /one: 100 declared, one chunk of 10; GET /long: 15
+// declared, 20 delivered; GET /wrong: a string body with a Content-Length that is not its own;
+// GET /next: the response that must never arrive inside one of the bodies above.
+function misdeclared(): weft.App {
+  const ten = new TextEncoder().encode("x".repeat(10));
+  const declared = (n: number) => ({ headers: { "content-length": `${n}` } });
+  const later = () => new Promise((resolve) => setTimeout(resolve, 20));
+  return weft.router([
+    weft.get("/short", () =>
+      new Response(
+        new ReadableStream({
+          async start(controller) {
+            controller.enqueue(ten);
+            await later();
+            controller.enqueue(ten);
+            controller.close();
+          },
+        }),
+        declared(100),
+      )),
+    weft.get("/broken", () =>
+      new Response(
+        new ReadableStream({
+          async start(controller) {
+            controller.enqueue(ten);
+            await later();
+            controller.error(new Error("the disk went away"));
+          },
+        }),
+        declared(100),
+      )),
+    weft.get("/one", () => new Response(ReadableStream.from([ten]), declared(100))),
+    weft.get("/long", () =>
+      new Response(
+        new ReadableStream({
+          async start(controller) {
+            controller.enqueue(ten);
+            await later();
+            controller.enqueue(ten);
+            controller.close();
+          },
+        }),
+        declared(15),
+      )),
+    weft.get("/wrong", () => new Response("abc", declared(10))),
+    weft.get("/next", () => new Response("NEXT RESPONSE")),
+  ]);
 }
 
 // An app whose POST /slow reads its body only once startReading() is called.
@@ -579,6 +642,41 @@ describe("responses", () => {
     });
   });
 
+  test("a body shorter than its Content-Length closes the connection before the next response", async () => {
+    await withServer(misdeclared(), async (_base, server) => {
+      for (const path of ["/short", "/broken", "/one"]) {
+        const socket = await rawRequest(
+          server.addr.port,
+          `GET ${path} HTTP/1.1\r\nhost: localhost\r\n\r\n` +
+            "GET /next HTTP/1.1\r\nhost: localhost\r\n\r\n",
+        );
+        // at most the head and part of the body (a socket destroyed at once may drop both)
+        const seen = await readToClose(socket, 3_000);
+        assert.doesNotMatch(seen, /NEXT RESPONSE/, path);
+        assert.ok(seen.split("HTTP/1.1 ").length <= 2, `${path}: ${seen}`);
+        if (seen !== "") assert.match(seen, /^HTTP\/1\.1 200 OK\r\n[^]*content-length: 100\r\n/i);
+      }
+    });
+  });
+
+  test("a body longer than its Content-Length is cut there; a known body gets its own length", async () => {
+    await withServer(misdeclared(), async (_base, server) => {
+      for (const [path, body] of [["/long", "x".repeat(15)], ["/wrong", "abc"]]) {
+        const socket = await rawRequest(
+          server.addr.port,
+          `GET ${path} HTTP/1.1\r\nhost: localhost\r\n\r\n` +
+            "GET /next HTTP/1.1\r\nhost: localhost\r\n\r\n",
+        );
+        const seen = await within(3_000, path, readUntil(socket, /NEXT RESPONSE$/));
+        socket.destroy();
+        const [first, second] = seen.split(/(?=HTTP\/1\.1 )/);
+        assert.match(first, new RegExp(`content-length: ${body.length}\r\n`, "i"), path);
+        assert.ok(first.endsWith(`\r\n\r\n${body}`), `${path}: ${first}`);
+        assert.match(second, /^HTTP\/1\.1 200 OK\r\n/, path);
+      }
+    });
+  });
+
   test("a header value Node refuses turns the response into an empty 500", async () => {
     const app = weft.router([
       weft.get(
@@ -624,6 +722,21 @@ describe("HTTP/2 streams", () => {
       stream.once("error", reject);
     });
   }
+
+  test("a body shorter than its Content-Length resets its stream; the session goes on", async () => {
+    await withSession(misdeclared(), async (session) => {
+      const { NGHTTP2_INTERNAL_ERROR } = http2.constants;
+      for (const path of ["/short", "/broken", "/one"]) {
+        const stream = session.request({ ":path": path });
+        stream.on("error", () => {});
+        stream.resume();
+        await within(3_000, `${path} to close`, new Promise((r) => stream.once("close", r)));
+        assert.equal(stream.rstCode, NGHTTP2_INTERNAL_ERROR, path);
+      }
+      const next = await within(3_000, "/next", answer(session.request({ ":path": "/next" })));
+      assert.deepEqual(next, { status: 200, body: "NEXT RESPONSE" });
+    });
+  });
 
   test("a request body streams with backpressure over HTTP/2 too", async () => {
     const { app, startReading } = gatedUpload();
@@ -851,7 +964,160 @@ describe("limits and shutdown", () => {
   });
 });
 
+describe("timeouts", () => {
+  const SHORT = {
+    ...QUIET,
+    headersTimeout: 300,
+    requestTimeout: 600,
+    keepAliveTimeout: 300,
+    handshakeTimeout: 300,
+  };
+
+  // Resolves when `socket` closes (reading what arrives, so that its end is seen); rejects
+  // after 3 s, far below every default timeout.
+  function closes(socket: Socket, what: string): Promise<void> {
+    socket.resume();
+    const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+    return within(3_000, what, closed).finally(() => socket.destroy());
+  }
+
+  function open(port: number): Promise<Socket> {
+    return rawRequest(port, "");
+  }
+
+  test("serve() refuses a timeout that is not a non-negative number", () => {
+    for (const headersTimeout of [-1, NaN, Infinity]) {
+      assert.throws(() => weft.serve(() => new Response("no"), { ...QUIET, headersTimeout }), {
+        name: "RangeError",
+        message: `Cannot serve: headersTimeout ${headersTimeout} is not a non-negative number ` +
+          "of milliseconds",
+      });
+    }
+  });
+
+  test(`${flag("timeouts")} an HTTP/1.1 connection that sends nothing or part of a head is closed after headersTimeout`, async () => {
+    // reads the body, and answers with what arrived once the connection is cut
+    const app = weft.router([
+      weft.post("/", async (ctx) => new Response(await ctx.req.text().catch(() => "cut"))),
+    ]);
+    const server = weft.serve(app, SHORT);
+    try {
+      const port = server.addr.port;
+      const silent = await open(port);
+      const partial = await rawRequest(port, "GET / HTTP/1.1\r\nhost: localhost\r\n");
+      const answer = readUntil(partial, /\r\n\r\n/).catch((error) => error.message);
+      await Promise.all([
+        closes(silent, "a silent connection to close"),
+        closes(partial, "a connection with half a head to close"),
+      ]);
+      assert.match(await answer, /^HTTP\/1\.1 408 /);
+      // a body that stalls is cut by requestTimeout
+      const stalled = await rawRequest(
+        port,
+        "POST / HTTP/1.1\r\nhost: localhost\r\ncontent-length: 100\r\n\r\nonly ten..",
+      );
+      await closes(stalled, "a connection with a stalled body to close");
+    } finally {
+      await server.shutdown();
+    }
+  });
+
+  test(`${flag("timeouts")} idle HTTP/1.1 connections and HTTP/2 sessions are closed after keepAliveTimeout`, async () => {
+    const server = weft.serve(() => new Response("ok"), SHORT);
+    try {
+      const idle = await rawRequest(
+        server.addr.port,
+        "GET / HTTP/1.1\r\nhost: localhost\r\n\r\n",
+      );
+      await readUntil(idle, /ok$/);
+      await closes(idle, "an idle keep-alive connection to close");
+      const session = http2.connect(`http://127.0.0.1:${server.addr.port}`);
+      session.on("error", () => {});
+      const stream = session.request({ ":path": "/" });
+      stream.resume();
+      await within(3_000, "the HTTP/2 response", new Promise((r) => stream.once("end", r)));
+      await within(3_000, "the idle session to close", new Promise((r) => session.once("close", r)))
+        .finally(() => session.destroy());
+    } finally {
+      await server.shutdown();
+    }
+  });
+
+  test(`${flag("timeouts")} a TLS connection that never completes its handshake is closed after handshakeTimeout`, async () => {
+    const server = weft.serve(() => new Response("ok"), { ...SHORT, cert, key });
+    try {
+      // 1. no ClientHello at all
+      await closes(await open(server.addr.port), "a silent TLS connection to close");
+      // 2. a handshake, then half a head over HTTP/1.1: headersTimeout holds behind TLS too
+      const tls = connectTls({
+        port: server.addr.port,
+        host: "127.0.0.1",
+        servername: "localhost",
+        ca: cert,
+        ALPNProtocols: ["http/1.1"],
+      });
+      tls.on("error", () => {});
+      await within(3_000, "the TLS handshake", new Promise((r) => tls.once("secureConnect", r)));
+      tls.write("GET / HTTP/1.1\r\nhost: localhost\r\n");
+      await closes(tls as unknown as Socket, "a TLS connection with half a head to close");
+    } finally {
+      await server.shutdown();
+    }
+  });
+});
+
 describe("files", () => {
+  test("a file truncated while it is sent closes the connection before the next response", async () => {
+    const MiB = 1_048_576;
+    const root = mkdtempSync(join(tmpdir(), "weft-shrink-"));
+    const file = join(root, "big.bin");
+    writeFileSync(file, "");
+    truncateSync(file, 64 * MiB); // sparse: 64 MiB of zeros without writing them
+    const app = weft.chain(
+      [weft.staticFiles({ root })],
+      weft.router([weft.get("/next", () => new Response("NEXT RESPONSE"))]),
+    );
+    try {
+      await withServer(app, async (_base, server) => {
+        const socket = await rawRequest(
+          server.addr.port,
+          "GET /big.bin HTTP/1.1\r\nhost: localhost\r\n\r\n" +
+            "GET /next HTTP/1.1\r\nhost: localhost\r\n\r\n",
+        );
+        // 1. read 1 MiB, then stop reading for a while
+        let received = 0;
+        let next = false;
+        let tail = "";
+        let stopped = false;
+        let stop!: () => void;
+        const oneMiB = new Promise<void>((resolve) => stop = resolve);
+        socket.on("data", (chunk: Buffer) => {
+          received += chunk.byteLength;
+          const text = tail + chunk.toString("latin1");
+          if (text.includes("NEXT RESPONSE")) next = true;
+          tail = text.slice(-20);
+          if (received >= MiB && !stopped) {
+            stopped = true;
+            socket.pause();
+            stop();
+          }
+        });
+        const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+        await within(10_000, "the first MiB", oneMiB);
+        // 2. the file shrinks under the server's feet; the client reads on
+        truncateSync(file, MiB);
+        socket.resume();
+        await within(10_000, "the server to close the connection", closed).finally(() =>
+          socket.destroy()
+        );
+        assert.ok(received < 64 * MiB, `${received} bytes received`);
+        assert.equal(next, false, "the next response arrived inside the file's body");
+      });
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
   test(`${flag("mtimePrecision")} ETags hash the true nanosecond mtime`, async () => {
     const root = mkdtempSync(join(tmpdir(), "weft-ns-"));
     try {

@@ -26,11 +26,14 @@ export const RUNTIME_DIFFERENCES = {
     why: "not a difference in status, listed for the body and because it is enforced by Weft",
   },
   timeouts: {
-    deno: "hyper's header read timeout (30 s); no request or keep-alive timeout",
-    node: "headersTimeout 30 s and requestTimeout 300 s (408), keepAliveTimeout 65 s, idle " +
-      "HTTP/2 sessions without open streams closed after 65 s",
-    why:
-      "node:http needs explicit limits; values chosen in lib/server/node.ts and documented there",
+    deno: "none: a connection that sends nothing, half a head, a byte every 2 s or a stalled " +
+      "body stays open (still open after 80–150 s on Deno 2.9.6), as does a TLS connection " +
+      "that never sends a ClientHello; the timeout options of serve() are not applied",
+    node: "headersTimeout 30 s and requestTimeout 300 s (408), keepAliveTimeout 65 s (idle " +
+      "HTTP/1.1 connections, and HTTP/2 sessions without open streams), TLS handshakeTimeout " +
+      "10 s; each set by the serve() option of the same name",
+    why: "Deno.serve has no timeout settings; node:http needs explicit limits, chosen in " +
+      "lib/server/node.ts and documented there and in the README",
   },
   mtimePrecision: {
     deno: "file mtimes in milliseconds (mtimeNs = ms × 10⁶), so ETags hash whole milliseconds",

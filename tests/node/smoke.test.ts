@@ -115,3 +115,22 @@ test("the weft-templates bin compiles a template into a typed module", async () 
   const module = readFileSync(join(dir, "hello.ts"), "utf8");
   assert.match(module, /export function render/);
 });
+
+test("require() of an entry point fails saying the package is ESM only and how to import it", async () => {
+  for (const name of ["weft", "weft/json", "weft/wsgi", "weft/template"]) {
+    const failure = await run(process.execPath, ["-e", `require(${JSON.stringify(name)})`], project)
+      .then(() => "", (error: Error) => error.message);
+    assert.ok(failure.includes(`Cannot require("${name}"): the package is ESM only`), failure);
+    assert.ok(failure.includes(`import { … } from "${name}"`), failure);
+    assert.ok(failure.includes(`await import("${name}")`), failure);
+  }
+});
+
+test("the package's README is written for Node: npm install, imports from weft, node app.mjs", () => {
+  const readme = readFileSync(join(project, "node_modules", "weft", "README.md"), "utf8");
+  assert.match(readme, /npm install weft/);
+  assert.match(readme, /from "weft"/);
+  assert.match(readme, /node app\.mjs/);
+  assert.match(readme, /weft-templates/);
+  assert.doesNotMatch(readme, /\.\/mod\.ts|npx -y deno|deno task/);
+});
