@@ -230,6 +230,23 @@ export function onRequest(
   } else send(checked(result), res as Writer, method, this.closing);
 }
 
+/**
+ * The 'checkContinue' listener (bound to its state): a request with `Expect: 100-continue` gets
+ * its 100 only when its response is the one the connection is writing. Behind a pipelined
+ * request, node:http would write the 100 after that request's response, where a client reads
+ * it as a stray interim answer; RFC 9110 §10.1.1 lets a server omit it.
+ */
+export function onCheckContinue(
+  this: ServerState,
+  incoming: http.IncomingMessage,
+  res: http.ServerResponse,
+): void {
+  if ((incoming.socket as { _httpMessage?: unknown } | null)?._httpMessage === res) {
+    res.writeContinue();
+  }
+  onRequest.call(this, incoming, res);
+}
+
 /** The 'upgrade' listener of every server (bound to its state). */
 export function onUpgrade(
   this: ServerState,
@@ -243,12 +260,24 @@ export function onUpgrade(
   const result = dispatch(this, incoming, method, socket, upgrade);
   settle(this, result, (response) => {
     if (acceptWebSocket(upgrade, response)) return;
-    // Not a WebSocket (an h2c upgrade offer, or the app refused): answer over HTTP/1.1 and close.
-    const res = new http.ServerResponse(incoming);
-    res.shouldKeepAlive = false;
-    res.assignSocket(socket);
-    res.once("finish", () => socket.destroySoon());
-    send(response, res as Writer, method, true);
+    // Not a WebSocket (an h2c upgrade offer, or the app refused): answer over HTTP/1.1 and
+    // close. An upgrade pipelined behind another request gets the socket while that request's
+    // response still holds it (assigning it then throws ERR_HTTP_SOCKET_ASSIGNED), so the
+    // answer waits for that response to finish.
+    const answer = () => {
+      if (socket.destroyed || (socket as { _httpMessage?: unknown })._httpMessage) {
+        socket.destroy();
+        return;
+      }
+      const res = new http.ServerResponse(incoming);
+      res.shouldKeepAlive = false;
+      res.assignSocket(socket);
+      res.once("finish", () => socket.destroySoon());
+      send(response, res as Writer, method, true);
+    };
+    const busy = (socket as { _httpMessage?: http.ServerResponse | null })._httpMessage;
+    if (busy) busy.once("close", answer);
+    else answer();
   });
 }
 

@@ -46,6 +46,7 @@ import {
   listenH1Limits,
   MAX_H2_HEADER_LIST_BYTES,
   MAX_HEADER_BYTES,
+  onCheckContinue,
   onRequest,
   onUpgrade,
   ServerState,
@@ -80,11 +81,13 @@ export function serve(fetch: FetchFunction, options: RuntimeServeOptions): Runti
       handshakeTimeout: options.handshakeTimeout ?? HANDSHAKE_TIMEOUT_MS,
     });
     secure.on("request", onRequest.bind(state) as never); // HTTP/1.1
+    secure.on("checkContinue", onCheckContinue.bind(state) as never);
     serveStreams(secure, state);
     server = secure;
   } else {
     const plain = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES, noDelay: true });
     plain.on("request", onRequest.bind(state));
+    plain.on("checkContinue", onCheckContinue.bind(state));
     const h2c = http2.createServer(h2Options);
     serveStreams(h2c, state);
     sniff(plain, h2c, state);

@@ -495,11 +495,8 @@ function byteMutate(bytes: Uint8Array, rng: Random): Uint8Array {
   return Uint8Array.from(out);
 }
 
-/**
- * Generates one case from its seed. `avoid` leaves out shapes that trigger a known issue
- * (fuzz.ts KNOWN_ISSUES), so that a run can go on past it.
- */
-export function http1Case(seed: number, known: Known, avoid: readonly string[] = []): Http1Case {
+/** Generates one case from its seed. */
+export function http1Case(seed: number, known: Known): Http1Case {
   const rng = new Random(seed);
   const notes: string[] = [];
   const drafts: Draft[] = [base(rng, known)];
@@ -511,13 +508,6 @@ export function http1Case(seed: number, known: Known, avoid: readonly string[] =
       notes.push(rng.pick(MUTATIONS)(d, rng));
       complete = false;
     }
-  }
-  if (
-    avoid.includes("node-pipelined-upgrade") &&
-    drafts.slice(1).some((d) => d.headers.some(([n]) => n.toLowerCase() === "upgrade"))
-  ) {
-    drafts.length = 1;
-    notes.push("pipelined upgrade left out (known issue)");
   }
   if (drafts.length > 1) notes.push("pipelined");
   let bytes: Uint8Array = Uint8Array.from(drafts.flatMap((d) => Array.from(serialize(d))));

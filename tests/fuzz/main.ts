@@ -5,7 +5,6 @@
 //   deno task fuzz --long              long: 50,000 requests or 300 s per runtime (or WEFT_FUZZ_LONG=1)
 //   deno task fuzz --seed 42 --runtime node --requests 10000 --seconds 60
 //   deno task fuzz --replay .ci/out/fuzz/deno-http1-seed42-case17.json
-//   deno task fuzz --no-avoid          also generate what triggers a known crash (KNOWN_ISSUES)
 //
 // Failing cases are written to .ci/out/fuzz/ (or --out DIR) with the seed and the exact bytes.
 // Exits 1 when a finding was made or a server died.
@@ -30,7 +29,6 @@ const { values } = parseArgs({
     replay: { type: "string" },
     out: { type: "string", default: ".ci/out/fuzz" },
     build: { type: "boolean", default: false },
-    "no-avoid": { type: "boolean", default: false },
   },
 });
 
@@ -90,7 +88,6 @@ for (const runtime of runtimes) {
       python,
       alive: () => server.alive(),
       failureDir: values.out,
-      avoid: runtime === "node" && !values["no-avoid"] ? ["node-pipelined-upgrade"] : [],
     });
     console.log(formatReport(report));
     if (!report.healthy) console.log(server.output());
