@@ -1,6 +1,7 @@
 // Turning a composed handler into an App: the fetch entry point, error recovery and the
 // inheritance of ctx.res headers. Shared by chain() and router().
 import { Context } from "./context.ts";
+import { describeError, escapeLog } from "./http/_log_escape.ts";
 import { HttpError } from "./http/http_error.ts";
 import { problem } from "./http/problem.ts";
 import type { App } from "./types.ts";
@@ -12,8 +13,12 @@ type Run = (ctx: Context) => Response | Promise<Response>;
 /** Reports an error that became a 500; replaceable for tests and custom logging. */
 export type ErrorReporter = (error: unknown, ctx: Context) => void;
 
+// The method, the path and the error's message come from the request: escaped, so that a CR or
+// LF in them cannot write a line of its own.
 function defaultReporter(error: unknown, ctx: Context): void {
-  console.error(`weft: ${ctx.req.method} ${ctx.path} failed:`, error);
+  const line = `weft: ${escapeLog(ctx.req.method)} ${escapeLog(ctx.path)} failed: ` +
+    describeError(error);
+  console.error(line);
 }
 
 let reporter: ErrorReporter = defaultReporter;
