@@ -290,5 +290,6 @@ Deno.test("the default error reporter escapes control characters from the reques
   assert.match(lines[0], /^weft: GET \/users\/%0D%0A2025.* failed: Error: no user \\x0d\\x0a2025/);
   assert.ok(lines[0].includes("\\x85\\u2028x\\x1b[2J"), lines[0]);
   for (const line of lines.slice(1)) assert.match(line, /^( {4}at |Caused by: a\\x7fb$)/, line);
+  // deno-lint-ignore no-control-regex
   assert.ok(!/[\0-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029]/.test(output), JSON.stringify(output));
 });

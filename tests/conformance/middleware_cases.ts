@@ -321,6 +321,7 @@ export const middlewareCases: Record<string, (env: Env) => Promise<void>> = {
     const reported = printed.join("\n");
     assert.match(reported, /no item boom\\x0d\\x0aFORGED GET \/admin 200\\x1b\[2J/);
     for (const text of [...lines, ...reported.split("\n")]) {
+      // deno-lint-ignore no-control-regex
       assert.ok(!/[\0-\x1f\x7f-\x9f\u2028\u2029]/.test(text), JSON.stringify(text));
       assert.ok(!text.startsWith("FORGED"), text);
     }

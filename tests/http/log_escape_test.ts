@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describeError, escapeLog } from "../../lib/http/_log_escape.ts";
 
 // Every character that must never reach a log raw: C0, DEL, C1, LINE and PARAGRAPH SEPARATOR.
+// deno-lint-ignore no-control-regex
 const CONTROLS = /[\0-\x1f\x7f-\x9f\u2028\u2029]/;
 
 Deno.test("escapeLog() escapes C0, DEL, C1, U+2028 and U+2029 and keeps everything else", () => {
