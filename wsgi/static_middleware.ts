@@ -8,7 +8,13 @@ import type { HeaderReader } from "../lib/http/conditional.ts";
 import { evaluatePreconditions } from "../lib/http/conditional.ts";
 import { formatHttpDate } from "../lib/http/date.ts";
 import { fileEtag } from "../lib/http/etag.ts";
-import { fileSegments, hasDotSegment, isUnderRoot, rootBase } from "../lib/http/file_path.ts";
+import {
+  fileSegments,
+  hasDotSegment,
+  isUnderRoot,
+  rootBase,
+  trimTrailingSlashes,
+} from "../lib/http/file_path.ts";
 import { contentType } from "../lib/http/media_type.ts";
 import { STATUS_TEXT } from "../lib/http/status.ts";
 import { runtime } from "../lib/server/deno.ts";
@@ -122,7 +128,7 @@ export function StaticMiddleware(
     );
   }
   const denyDotfiles = dotfiles === "deny";
-  let prefix = urlPrefix.replace(/\/+$/, "");
+  let prefix = trimTrailingSlashes(urlPrefix);
   if (prefix !== "" && !prefix.startsWith("/")) prefix = `/${prefix}`;
   const cacheControl = `max-age=${maxAge}`;
   let realRoot = runtime.fs.realPathSync(rootDir);

@@ -150,3 +150,25 @@ export function hasDotSegment(realPath: string, from: number): boolean {
   }
   return false;
 }
+
+/**
+ * Removes the trailing slashes of a URL prefix (`/static/` and `/static//` become `/static`),
+ * in one pass: `/\/+$/` backtracks quadratically on a long run of slashes.
+ *
+ * @param prefix A URL path prefix.
+ * @returns The prefix without trailing slashes (`""` for `"/"`).
+ *
+ * @example
+ * ```ts
+ * import { trimTrailingSlashes } from "./file_path.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(trimTrailingSlashes("/static//"), "/static");
+ * assert.equal(trimTrailingSlashes("/"), "");
+ * ```
+ */
+export function trimTrailingSlashes(prefix: string): string {
+  let end = prefix.length;
+  while (end > 0 && prefix.charCodeAt(end - 1) === 0x2f) end--;
+  return prefix.slice(0, end);
+}
