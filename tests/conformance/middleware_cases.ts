@@ -286,14 +286,16 @@ export const middlewareCases: Record<string, (env: Env) => Promise<void>> = {
         return ctx.json({ id: ctx.params.id });
       })]),
     );
+    const statuses: number[] = [];
     const printed: string[] = [];
     const original = console.error;
     console.error = (...args: unknown[]) => printed.push(args.map(String).join(" "));
     const server = serve(app, { port: 0, hostname: "127.0.0.1", onListen() {} });
     try {
       const encoder = new TextEncoder();
+      // NEL and LINE SEPARATOR as UTF-8, which Deno decodes into the path (Node's parser
+      // refuses bytes over 0x7f in a request target with a 400 before Weft sees them)
       const targets = [
-        // NEL and LINE SEPARATOR as UTF-8, which a server may decode into the path
         new Uint8Array([...encoder.encode("/items/a"), 0xc2, 0x85, 0xe2, 0x80, 0xa8, 0x62]),
         // CR LF and ESC decoded into a param that the error message quotes
         encoder.encode("/items/boom%0D%0AFORGED%20GET%20%2Fadmin%20200%1B%5B2J"),
@@ -308,7 +310,7 @@ export const middlewareCases: Record<string, (env: Env) => Promise<void>> = {
               ...encoder.encode(" HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"),
             ]),
           );
-          await raw.response();
+          statuses.push((await raw.response()).status);
         } finally {
           raw.close();
         }
@@ -317,7 +319,9 @@ export const middlewareCases: Record<string, (env: Env) => Promise<void>> = {
       console.error = original;
       await server.shutdown();
     }
-    assert.equal(lines.length, 2, JSON.stringify(lines));
+    assert.ok([200, 400].includes(statuses[0]), String(statuses[0]));
+    assert.equal(statuses[1], 500);
+    assert.equal(lines.length, statuses[0] === 200 ? 2 : 1, JSON.stringify(lines));
     const reported = printed.join("\n");
     assert.match(reported, /no item boom\\x0d\\x0aFORGED GET \/admin 200\\x1b\[2J/);
     for (const text of [...lines, ...reported.split("\n")]) {
