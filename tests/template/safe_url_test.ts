@@ -7,7 +7,6 @@ const SAFE_SCHEMES = new Set(["http", "https", "mailto", "tel"]);
 // safeUrl() as it was, with a regular expression that backtracks quadratically on a long run
 // of spaces after a non-space: the reference the scanner must agree with, on short inputs.
 function safeUrlByRegex(url: string): string {
-  // deno-lint-ignore no-control-regex
   const cleaned = url.replace(/^[\0-\x20]+|[\0-\x20]+$/g, "").replace(/[\t\n\r]/g, "");
   const scheme = /^([a-zA-Z][a-zA-Z0-9+.\-]*):/.exec(cleaned);
   return scheme !== null && !SAFE_SCHEMES.has(scheme[1].toLowerCase()) ? INVALID_URL : url;
