@@ -2,6 +2,7 @@
 // that every layer answers with a Response, and the inheritance of ctx.res headers. Shared by
 // chain() and router().
 import { Context } from "./context.ts";
+import { describeError, escapeLog } from "./http/_log_escape.ts";
 import { HttpError } from "./http/http_error.ts";
 import { problem } from "./http/problem.ts";
 import type { App } from "./types.ts";
@@ -17,8 +18,12 @@ type Settled = Context & { [SAFE_KEY]: Promise<Response> | undefined };
 /** Reports an error that became a 500; replaceable for tests and custom logging. */
 export type ErrorReporter = (error: unknown, ctx: Context) => void;
 
+// The method, the path and the error's message come from the request: escaped, so that a CR or
+// LF in them cannot write a line of its own.
 function defaultReporter(error: unknown, ctx: Context): void {
-  console.error(`weft: ${ctx.req.method} ${ctx.path} failed:`, error);
+  const line = `weft: ${escapeLog(ctx.req.method)} ${escapeLog(ctx.path)} failed: ` +
+    describeError(error);
+  console.error(line);
 }
 
 let reporter: ErrorReporter = defaultReporter;
@@ -118,13 +123,19 @@ function applyHeaders(own: Headers, res: Response): Response {
   for (const [name, value] of own) {
     if (name === "set-cookie") continue;
     if (name === "vary") {
-      const present = (headers.get("vary") ?? "").toLowerCase().split(/\s*,\s*/);
-      for (const token of value.split(/\s*,\s*/)) {
+      const present = splitList((headers.get("vary") ?? "").toLowerCase());
+      for (const token of splitList(value)) {
         if (!present.includes(token.toLowerCase())) headers.append("vary", token);
       }
     } else if (!headers.has(name)) headers.set(name, value);
   }
   return res;
+}
+
+// A comma-separated header value's members, trimmed (a split on /\s*,\s*/ backtracks
+// quadratically on a long run of spaces).
+function splitList(value: string): string[] {
+  return value.split(",").map((member) => member.trim());
 }
 
 /** The symbol under which an App keeps its non-promise entry point (used by serve()). */

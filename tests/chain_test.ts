@@ -263,3 +263,28 @@ Deno.test("the server entry point answers synchronously only when no middleware 
   }) as InternalApp;
   assert.equal((await failing[RESPOND](req())).status, 418);
 });
+
+Deno.test("the default error reporter escapes control characters from the request", async () => {
+  const app = router([
+    get("/users/:id", (ctx) => {
+      throw new Error(`no user ${ctx.params.id}`, { cause: ctx.req.headers.get("x-note") });
+    }),
+  ]);
+  const printed: string[] = [];
+  const original = console.error;
+  console.error = (...args: unknown[]) => printed.push(args.map(String).join(" "));
+  try {
+    const forged = "%0D%0A2025-01-01T00:00:00.000Z%20GET%20%2Fadmin%20200%C2%85%E2%80%A8x%1B[2J";
+    const res = await app.fetch(req(`/users/${forged}`, { headers: { "x-note": "a\x7fb" } }));
+    assert.equal(res.status, 500);
+  } finally {
+    console.error = original;
+  }
+  const output = printed.join("\n");
+  const lines = output.split("\n");
+  assert.match(lines[0], /^weft: GET \/users\/%0D%0A2025.* failed: Error: no user \\x0d\\x0a2025/);
+  assert.ok(lines[0].includes("\\x85\\u2028x\\x1b[2J"), lines[0]);
+  for (const line of lines.slice(1)) assert.match(line, /^( {4}at |Caused by: a\\x7fb$)/, line);
+  // deno-lint-ignore no-control-regex
+  assert.ok(!/[\0-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029]/.test(output), JSON.stringify(output));
+});

@@ -40,7 +40,7 @@
  *
  * @module
  */
-export { StaticMiddleware } from "./static_middleware.ts";
+export { StaticMiddleware, type StaticMiddlewareOptions } from "./static_middleware.ts";
 export { type GatewayOptions, toFetchHandler, type WsgiFetchHandler } from "./gateway.ts";
 export { serveWsgi, type ServeWsgiOptions } from "./serve_wsgi.ts";
 export { type ValidatedWsgiApp, validator, WsgiValidationError } from "./validate.ts";

@@ -8,7 +8,13 @@ import type { HeaderReader } from "../lib/http/conditional.ts";
 import { evaluatePreconditions } from "../lib/http/conditional.ts";
 import { formatHttpDate } from "../lib/http/date.ts";
 import { fileEtag } from "../lib/http/etag.ts";
-import { fileSegments, isUnderRoot, rootBase } from "../lib/http/file_path.ts";
+import {
+  fileSegments,
+  hasDotSegment,
+  isUnderRoot,
+  rootBase,
+  trimTrailingSlashes,
+} from "../lib/http/file_path.ts";
 import { contentType } from "../lib/http/media_type.ts";
 import { STATUS_TEXT } from "../lib/http/status.ts";
 import { runtime } from "../lib/server/deno.ts";
@@ -19,6 +25,18 @@ import type { Environ, StartResponse, WsgiApp, WsgiIterable } from "./types.ts";
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 const NON_ASCII = /[\u0080-\uffff]/;
 const EMPTY: Uint8Array[] = [];
+
+/** Options of {@linkcode StaticMiddleware}, after its four positional parameters. */
+export interface StaticMiddlewareOptions {
+  /**
+   * Whether files and directories whose name starts with a dot (`.env`, `.git/config`) are
+   * served: `"deny"` lets them fall through to the wrapped app like a missing file, on the
+   * request path and on the real path of symlinks alike.
+   *
+   * @default {"deny"}
+   */
+  dotfiles?: "deny" | "allow";
+}
 
 interface Found {
   /** The real path (symlinks resolved) of a regular file under the root. */
@@ -34,8 +52,9 @@ interface Found {
  * Requests are handled in the spec's order:
  * 1. a path outside `urlPrefix` goes to `app`;
  * 2. the rest of the path is checked: leading slashes are stripped; `..` segments, absolute
- *    paths, NUL, backslashes and undecodable UTF-8 are rejected, and the real path (symlinks
- *    resolved) must lie under the real `rootDir` — a rejected path goes to `app`;
+ *    paths, NUL, backslashes, undecodable UTF-8 and (by default) dotfiles are rejected, and the
+ *    real path (symlinks resolved) must lie under the real `rootDir` — a rejected path goes
+ *    to `app`;
  * 3. anything but a regular file (a directory, a FIFO, a missing file) goes to `app`;
  * 4. If-None-Match matching the ETag (weak comparison, lists, `*`) gives 304;
  * 5. otherwise If-Modified-Since, evaluated only without If-None-Match (RFC 9110 §13.1.3),
@@ -49,7 +68,9 @@ interface Found {
  * names that are not UTF-8 go to `app`. Files over 64 KiB are sent as a chunk iterable, through
  * `wsgi.file_wrapper` when the server offers one, never read whole into memory. The ETag is
  * `"` + 16 hex digits of SHA-256 of `<size>-<mtime_ns>` + `"`, where Deno's `mtime_ns` has
- * millisecond precision. Dotfiles are served like any other file.
+ * millisecond precision. Dotfiles (any segment starting with `.`, on the request path or the
+ * real path) fall through to `app` unless `options.dotfiles` is `"allow"`: the spec serves any
+ * file, but `.env` or `.git/config` left in a static directory should not leak by default.
  *
  * @param app The wrapped application, which gets every request the middleware does not serve.
  * @param rootDir The directory to serve files from.
@@ -57,6 +78,7 @@ interface Found {
  * segments (`/static` does not match `/staticfoo`), and `"/"` or `""` intercepts every path.
  * @param maxAge Seconds for `Cache-Control: max-age`.
  * @default {60} maxAge
+ * @param options Whether to serve dotfiles.
  * @returns A WSGI application.
  *
  * @example Serve /static from a directory, everything else from an app
@@ -90,13 +112,23 @@ export function StaticMiddleware(
   rootDir: string,
   urlPrefix: string,
   maxAge: number = 60,
+  options: StaticMiddlewareOptions = {},
 ): WsgiApp {
   if (!Number.isSafeInteger(maxAge) || maxAge < 0) {
     throw new RangeError(
       `Cannot create StaticMiddleware: maxAge must be a non-negative integer, got ${maxAge}`,
     );
   }
-  let prefix = urlPrefix.replace(/\/+$/, "");
+  const dotfiles = options.dotfiles ?? "deny";
+  if (dotfiles !== "deny" && dotfiles !== "allow") {
+    throw new TypeError(
+      `Cannot create StaticMiddleware: dotfiles must be "deny" or "allow", got ${
+        JSON.stringify(dotfiles)
+      }`,
+    );
+  }
+  const denyDotfiles = dotfiles === "deny";
+  let prefix = trimTrailingSlashes(urlPrefix);
   if (prefix !== "" && !prefix.startsWith("/")) prefix = `/${prefix}`;
   const cacheControl = `max-age=${maxAge}`;
   let realRoot = runtime.fs.realPathSync(rootDir);
@@ -118,9 +150,11 @@ export function StaticMiddleware(
       rest = decoded;
     }
 
-    // 3. path rules: NUL, backslash, `..`, drives; a path ending in `/` names a directory
+    // 3. path rules: NUL, backslash, `..`, drives, dotfiles; a path ending in `/` names a
+    // directory
     const segments = fileSegments(rest, { decode: false });
     if (typeof segments === "string") return null;
+    if (denyDotfiles && segments.some((s) => s.charCodeAt(0) === 0x2e)) return null;
 
     // 4. the real path must stay under the real root
     realRoot ??= runtime.fs.realPathSync(rootDir);
@@ -128,6 +162,7 @@ export function StaticMiddleware(
     const base = rootBase(realRoot);
     const real = runtime.fs.realPathSync(base + segments.join("/"));
     if (real === null || !isUnderRoot(base, real)) return null;
+    if (denyDotfiles && hasDotSegment(real, base.length)) return null;
 
     // 5. only regular files
     const stat = runtime.fs.statSync(real);

@@ -121,3 +121,55 @@ export function rootBase(realRoot: string): string {
 export function isUnderRoot(base: string, realPath: string): boolean {
   return realPath.length > base.length && realPath.startsWith(base);
 }
+
+/**
+ * Whether a real path has a segment that starts with a dot (a dotfile or a dot directory such
+ * as `.git`) at or after `from`, the length of the root's {@linkcode rootBase}; `/` and `\`
+ * both separate segments.
+ *
+ * @param realPath A path with symlinks resolved.
+ * @param from Where the part below the root starts.
+ * @returns `true` when a segment below the root starts with `.`.
+ *
+ * @example
+ * ```ts
+ * import { hasDotSegment } from "./file_path.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const base = "/srv/.sites/static/";
+ * assert.equal(hasDotSegment(base + "app.css", base.length), false);
+ * assert.equal(hasDotSegment(base + ".env", base.length), true);
+ * assert.equal(hasDotSegment(base + ".git/config", base.length), true);
+ * assert.equal(hasDotSegment(base + "a/.well-known/x", base.length), true);
+ * ```
+ */
+export function hasDotSegment(realPath: string, from: number): boolean {
+  if (realPath.charCodeAt(from) === 0x2e) return true;
+  for (let i = from; i < realPath.length - 1; i++) {
+    const c = realPath.charCodeAt(i);
+    if ((c === 0x2f || c === 0x5c) && realPath.charCodeAt(i + 1) === 0x2e) return true;
+  }
+  return false;
+}
+
+/**
+ * Removes the trailing slashes of a URL prefix (`/static/` and `/static//` become `/static`),
+ * in one pass: `/\/+$/` backtracks quadratically on a long run of slashes.
+ *
+ * @param prefix A URL path prefix.
+ * @returns The prefix without trailing slashes (`""` for `"/"`).
+ *
+ * @example
+ * ```ts
+ * import { trimTrailingSlashes } from "./file_path.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(trimTrailingSlashes("/static//"), "/static");
+ * assert.equal(trimTrailingSlashes("/"), "");
+ * ```
+ */
+export function trimTrailingSlashes(prefix: string): string {
+  let end = prefix.length;
+  while (end > 0 && prefix.charCodeAt(end - 1) === 0x2f) end--;
+  return prefix.slice(0, end);
+}

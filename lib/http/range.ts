@@ -18,7 +18,6 @@ export type ByteRange =
   | { kind: "unsatisfiable"; contentRange: string };
 
 const FULL: ByteRange = /* @__PURE__ */ Object.freeze({ kind: "full" });
-const SPEC = /^[ \t]*(\d*)[ \t]*-[ \t]*(\d*)[ \t]*$/;
 
 /**
  * Parses a `Range` header value against a representation of `size` bytes (RFC 9110 §14.1.1).
@@ -47,25 +46,52 @@ export function parseRange(value: string, size: number): ByteRange {
   if (eq === -1 || value.slice(0, eq).trim().toLowerCase() !== "bytes") return FULL;
   const members = value.slice(eq + 1).split(",").filter((m) => m.trim() !== "");
   if (members.length !== 1) return FULL;
-  const m = SPEC.exec(members[0]);
-  if (m === null || (m[1] === "" && m[2] === "")) return FULL;
+  const m = scanSpec(members[0]);
+  if (m === null || (m[0] === "" && m[1] === "")) return FULL;
 
   let start: number, end: number;
-  if (m[1] === "") {
+  if (m[0] === "") {
     // 2. suffix range: the last N bytes
-    const length = Number(m[2]);
+    const length = Number(m[1]);
     if (length === 0 || size === 0) return unsatisfiable(size);
     start = Math.max(0, size - length);
     end = size - 1;
   } else {
     // 3. first-last or first-
-    start = Number(m[1]);
-    end = m[2] === "" ? Infinity : Number(m[2]);
+    start = Number(m[0]);
+    end = m[1] === "" ? Infinity : Number(m[1]);
     if (end < start) return FULL; // invalid range-spec: ignore the header
     if (start >= size) return unsatisfiable(size);
     end = Math.min(end, size - 1);
   }
   return { kind: "partial", start, end, contentRange: `bytes ${start}-${end}/${size}` };
+}
+
+// Reads `OWS [first] OWS "-" OWS [last] OWS` (OWS is spaces and tabs, the positions ASCII
+// digits) in one pass; a regular expression for it backtracks quadratically on long runs of
+// spaces. Returns the two digit strings, either possibly empty, or null.
+function scanSpec(spec: string): [string, string] | null {
+  let i = skipBlanks(spec, 0);
+  const firstEnd = skipDigits(spec, i);
+  const first = spec.slice(i, firstEnd);
+  i = skipBlanks(spec, firstEnd);
+  if (spec.charCodeAt(i) !== 0x2d) return null; // "-"
+  i = skipBlanks(spec, i + 1);
+  const lastEnd = skipDigits(spec, i);
+  const last = spec.slice(i, lastEnd);
+  return skipBlanks(spec, lastEnd) === spec.length ? [first, last] : null;
+}
+
+function skipBlanks(s: string, i: number): number {
+  let c = s.charCodeAt(i);
+  while (c === 0x20 || c === 0x09) c = s.charCodeAt(++i);
+  return i;
+}
+
+function skipDigits(s: string, i: number): number {
+  let c = s.charCodeAt(i);
+  while (c >= 0x30 && c <= 0x39) c = s.charCodeAt(++i);
+  return i;
 }
 
 function unsatisfiable(size: number): ByteRange {

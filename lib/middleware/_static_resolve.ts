@@ -4,7 +4,7 @@
 // ETag hash stay out of what an app loads up front.
 import { fileEtag } from "../http/etag.ts";
 import { formatHttpDate } from "../http/date.ts";
-import { isUnderRoot } from "../http/file_path.ts";
+import { hasDotSegment, isUnderRoot } from "../http/file_path.ts";
 import { contentTypeWithCharset } from "../http/media_type.ts";
 import type { FileStat } from "../server/types.ts";
 import {
@@ -107,15 +107,6 @@ async function find(
   } finally {
     file.close();
   }
-}
-
-function hasDotSegment(real: string, from: number): boolean {
-  if (real.charCodeAt(from) === 0x2e) return true;
-  for (let i = from; i < real.length - 1; i++) {
-    const c = real.charCodeAt(i);
-    if ((c === 0x2f || c === 0x5c) && real.charCodeAt(i + 1) === 0x2e) return true;
-  }
-  return false;
 }
 
 interface HeaderFacts {

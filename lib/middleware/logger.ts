@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { escapeLog } from "../http/_log_escape.ts";
 import { env, stderrIsTerminal, writeStderr } from "../server/deno.ts";
 import type { Middleware } from "../types.ts";
 
@@ -10,9 +11,12 @@ import type { Middleware } from "../types.ts";
 export interface LogRecord {
   /** When the request arrived, as an ISO 8601 UTC timestamp. */
   time: string;
-  /** The request method. */
+  /** The request method, with control characters escaped as `\xHH` or `\uHHHH`. */
   method: string;
-  /** The request path as sent, without the query string. */
+  /**
+   * The request path as sent, without the query string, with control characters (C0, DEL, C1,
+   * U+2028, U+2029) escaped as `\xHH` or `\uHHHH` so that no request can forge a log line.
+   */
   path: string;
   /** The response status (500 when the chain threw, 101 for a WebSocket upgrade). */
   status: number;
@@ -124,8 +128,9 @@ export function logger(options: LoggerOptions = {}): Middleware {
     // Read before next(): later middleware may replace ctx.req.
     const start = performance.now();
     const time = new Date().toISOString();
-    const method = ctx.req.method;
-    const path = ctx.path;
+    // Escaped here, so that sinks which format the record themselves get safe text too.
+    const method = escapeLog(ctx.req.method);
+    const path = escapeLog(ctx.path);
     let status = 500;
     try {
       const res = await next();

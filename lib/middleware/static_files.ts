@@ -8,7 +8,7 @@
  * @module
  */
 import type { Context } from "../context.ts";
-import { fileSegments, rootBase } from "../http/file_path.ts";
+import { fileSegments, rootBase, trimTrailingSlashes } from "../http/file_path.ts";
 import { problem } from "../http/problem.ts";
 import { fs } from "../server/deno.ts";
 import type { Middleware, Next } from "../types.ts";
@@ -122,7 +122,7 @@ function nonNegativeInteger(name: string, value: unknown, fallback: number): num
 function normalizePrefix(prefix: unknown): string {
   if (typeof prefix !== "string") fail("prefix must be a string");
   // matched against the raw request path, so written the way a client sends it
-  let p = encodeURI(prefix).replace(/\/+$/, "");
+  let p = trimTrailingSlashes(encodeURI(prefix));
   if (p !== "" && !p.startsWith("/")) p = `/${p}`;
   return p;
 }

@@ -7,6 +7,7 @@
 import { createApp, settle } from "../_app.ts";
 import type { Context } from "../context.ts";
 import { problem } from "../http/problem.ts";
+import { sameOriginPath } from "../http/same_origin_path.ts";
 import type { App, Handler, Params } from "../types.ts";
 import { parsePattern, type PathParams } from "./pattern.ts";
 import { RadixTree } from "./radix.ts";
@@ -236,7 +237,10 @@ export function router(routes: readonly Route[], options: RouterOptions = {}): A
         if (tree.methodsFor(other).length > 0) {
           const url = ctx.req.url;
           const query = url.indexOf("?");
-          const location = ctx.path.endsWith("/") ? ctx.path.slice(0, -1) : ctx.path + "/";
+          // The path as sent may start with "/\" or "//", which a browser would take for a host.
+          const location = sameOriginPath(
+            ctx.path.endsWith("/") ? ctx.path.slice(0, -1) : ctx.path + "/",
+          );
           return new Response(null, {
             status: 308,
             headers: { location: query === -1 ? location : location + url.slice(query) },

@@ -31,7 +31,12 @@ export const INVALID_URL = "about:invalid#weft-unsafe-url";
  */
 export function safeUrl(url: string): SafeUrl {
   // WHATWG URL §4.4 basic URL parser: strip C0 controls and spaces, remove tab and newlines.
-  const cleaned = url.replace(/^[\0-\x20]+|[\0-\x20]+$/g, "").replace(/[\t\n\r]/g, "");
+  // (A scan, not /[\0-\x20]+$/, which backtracks quadratically on a long run of spaces.)
+  let start = 0;
+  let end = url.length;
+  while (start < end && url.charCodeAt(start) <= 0x20) start++;
+  while (end > start && url.charCodeAt(end - 1) <= 0x20) end--;
+  const cleaned = url.slice(start, end).replace(/[\t\n\r]/g, "");
   const scheme = /^([a-zA-Z][a-zA-Z0-9+.\-]*):/.exec(cleaned);
   if (scheme !== null && !SAFE_SCHEMES.has(scheme[1].toLowerCase())) {
     return INVALID_URL as SafeUrl;

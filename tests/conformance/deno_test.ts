@@ -3,6 +3,7 @@ import * as weft from "../../mod.ts";
 import * as wsgi from "../../wsgi/mod.ts";
 import { appCases } from "./app_cases.ts";
 import { middlewareCases } from "./middleware_cases.ts";
+import { routerCases } from "./router_cases.ts";
 import { staticCases } from "./static_cases.ts";
 import { websocketCases } from "./websocket_cases.ts";
 import { cases, conformanceApp, CURL_FLAGS, type Env, parseCurl } from "./suite.ts";
@@ -43,6 +44,7 @@ Deno.test("conformance on Deno", async (t) => {
         ...cases,
         ...appCases,
         ...middlewareCases,
+        ...routerCases,
         ...staticCases,
         ...websocketCases,
       })

@@ -4,6 +4,7 @@
 // case starts the servers it needs and shuts them down.
 import assert from "node:assert/strict";
 import type { Env, WeftModule } from "./suite.ts";
+import { RawClient } from "./websocket_cases.ts";
 import type * as Weft from "../../mod.ts";
 /** The module under test, which re-exports the middleware. */
 type WithMiddleware = WeftModule;
@@ -273,5 +274,60 @@ export const middlewareCases: Record<string, (env: Env) => Promise<void>> = {
       [["GET", "/items/7", 200], ["GET", "/nope", 404]],
     );
     assert.ok(lines.every((line) => !line.includes("hunter")));
+  },
+
+  async "logger and the error reporter escape controls that a raw request carries"(env) {
+    const { chain, get, logger, router, serve } = weft(env);
+    const lines: string[] = [];
+    const app = chain(
+      [logger({ sink: (line) => lines.push(line) })],
+      router([get("/items/:id", (ctx) => {
+        if (ctx.params.id.startsWith("boom")) throw new Error(`no item ${ctx.params.id}`);
+        return ctx.json({ id: ctx.params.id });
+      })]),
+    );
+    const statuses: number[] = [];
+    const printed: string[] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => printed.push(args.map(String).join(" "));
+    const server = serve(app, { port: 0, hostname: "127.0.0.1", onListen() {} });
+    try {
+      const encoder = new TextEncoder();
+      // NEL and LINE SEPARATOR as UTF-8, which Deno decodes into the path (Node's parser
+      // refuses bytes over 0x7f in a request target with a 400 before Weft sees them)
+      const targets = [
+        new Uint8Array([...encoder.encode("/items/a"), 0xc2, 0x85, 0xe2, 0x80, 0xa8, 0x62]),
+        // CR LF and ESC decoded into a param that the error message quotes
+        encoder.encode("/items/boom%0D%0AFORGED%20GET%20%2Fadmin%20200%1B%5B2J"),
+      ];
+      for (const target of targets) {
+        const raw = await RawClient.open(server.addr.port);
+        try {
+          raw.write(
+            new Uint8Array([
+              ...encoder.encode("GET "),
+              ...target,
+              ...encoder.encode(" HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"),
+            ]),
+          );
+          statuses.push((await raw.response()).status);
+        } finally {
+          raw.close();
+        }
+      }
+    } finally {
+      console.error = original;
+      await server.shutdown();
+    }
+    assert.ok([200, 400].includes(statuses[0]), String(statuses[0]));
+    assert.equal(statuses[1], 500);
+    assert.equal(lines.length, statuses[0] === 200 ? 2 : 1, JSON.stringify(lines));
+    const reported = printed.join("\n");
+    assert.match(reported, /no item boom\\x0d\\x0aFORGED GET \/admin 200\\x1b\[2J/);
+    for (const text of [...lines, ...reported.split("\n")]) {
+      // deno-lint-ignore no-control-regex
+      assert.ok(!/[\0-\x1f\x7f-\x9f\u2028\u2029]/.test(text), JSON.stringify(text));
+      assert.ok(!text.startsWith("FORGED"), text);
+    }
   },
 };

@@ -1,5 +1,14 @@
 import assert from "node:assert/strict";
-import { chain, get, HttpError, type Middleware, post, router, serve } from "../../mod.ts";
+import {
+  chain,
+  type Context,
+  get,
+  HttpError,
+  type Middleware,
+  post,
+  router,
+  serve,
+} from "../../mod.ts";
 import { setErrorReporter } from "../../lib/_app.ts";
 import { logger, type LogRecord } from "../../lib/middleware/logger.ts";
 import { auth } from "../../lib/middleware/auth.ts";
@@ -180,6 +189,50 @@ Deno.test("logger() logs a WebSocket upgrade as 101", async () => {
   } finally {
     await server.shutdown();
   }
+});
+
+Deno.test("logger() escapes control characters in the method and path it logs", async () => {
+  for (const format of ["text", "json"] as const) {
+    const { middleware, lines, records } = capture(format);
+    // What a raw request target can carry once a server decoded it: CR/LF, ESC, DEL, C1 (NEL)
+    // and the Unicode line separators.
+    const ctx = {
+      req: { method: "GET\r\nX" },
+      path: "/a\r\n2025-01-01T00:00:00.000Z GET /admin 200 1ms\x1b[2J\x7f\x85\u2028\u2029",
+    } as unknown as Context;
+    await middleware(ctx, () => Promise.resolve(new Response("ok")));
+    assert.equal(records[0].method, "GET\\x0d\\x0aX");
+    assert.equal(
+      records[0].path,
+      "/a\\x0d\\x0a2025-01-01T00:00:00.000Z GET /admin 200 1ms\\x1b[2J\\x7f\\x85\\u2028\\u2029",
+    );
+    // deno-lint-ignore no-control-regex
+    assert.ok(!/[\0-\x1f\x7f-\x9f\u2028\u2029]/.test(lines[0]), JSON.stringify(lines[0]));
+  }
+});
+
+Deno.test("logger() escapes NEL and U+2028 sent raw in a request target", async () => {
+  const { middleware, lines } = capture();
+  const app = chain([middleware], routes);
+  const server = serve(app, { port: 0, hostname: "127.0.0.1", onListen: () => {} });
+  try {
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port: server.addr.port });
+    const encoder = new TextEncoder();
+    // UTF-8 for U+0085 (NEL) and U+2028 (LINE SEPARATOR): line breaks to many log viewers.
+    await conn.write(
+      new Uint8Array([
+        ...encoder.encode("GET /users/a"),
+        ...[0xc2, 0x85, 0xe2, 0x80, 0xa8],
+        ...encoder.encode("b HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"),
+      ]),
+    );
+    const reply = new TextDecoder().decode(await new Response(conn.readable).bytes());
+    assert.match(reply, /^HTTP\/1\.1 200/);
+  } finally {
+    await server.shutdown();
+  }
+  assert.equal(lines.length, 1);
+  assert.match(lines[0], / GET \/users\/a\\x85\\u2028b 200 /);
 });
 
 Deno.test("logger() rejects unknown options when it is created", () => {

@@ -156,6 +156,41 @@ for (const [matcher, compile] of MATCHERS) {
     assert.equal((await app.fetch(new Request("http://localhost/c/"))).status, 404);
   });
 
+  Deno.test(`router() keeps a trailing-slash redirect on the same origin whatever the path starts with [${matcher}]`, async () => {
+    const app = router([get("/:slug", echo("slug")), get("/:slug/:rest", echo("rest"))], {
+      trailingSlash: "redirect",
+    });
+    // The URL parser turns "\\" into "/" and drops tabs; raw request targets are tested in
+    // tests/conformance/router_cases.ts.
+    for (
+      const path of [
+        "/\\evil.example/",
+        "//evil.example/",
+        "/%5Cevil.example/",
+        "/%5c/evil.example/",
+        "/%2Fevil.example/",
+        "/%2f%2F/evil.example/",
+        "/%09/evil.example/",
+        "/%0A/evil.example/",
+        "/%0d/evil.example/",
+        "/\t/evil.example/",
+        "/\n//evil.example/",
+        "/%2F/%5C/%09/evil.example/",
+      ]
+    ) {
+      const res = await app.fetch(new Request(`http://localhost${path}`));
+      const location = res.headers.get("location");
+      if (location === null) continue;
+      assert.equal(res.status, 308, path);
+      assert.equal(location, "/evil.example", path);
+      // A proxy or a later redirect may decode the Location once: it must stay same-origin too.
+      for (const candidate of [location, decodeURIComponent(location)]) {
+        assert.equal(new URL(candidate, "http://localhost/").origin, "http://localhost", path);
+      }
+    }
+    assert.equal((await app.fetch(new Request("http://localhost/%2Fevil.example/"))).status, 308);
+  });
+
   Deno.test(`router() percent-decodes param values once [${matcher}]`, async () => {
     const app = router([get("/u/:name", echo("u")), get("/f/*path", echo("f"))]);
     const cases: [string, Record<string, string>][] = [

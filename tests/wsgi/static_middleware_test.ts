@@ -300,7 +300,6 @@ Deno.test("StaticMiddleware() types files from the spec's table and mime-db", ()
     "font.woff2": "font/woff2",
     "unknown.zzqx": "application/octet-stream",
     "noext": "application/octet-stream",
-    ".hidden": "application/octet-stream",
     "link_inside.txt": "text/plain",
   };
   for (const [name, type] of Object.entries(expected)) {
@@ -308,14 +307,55 @@ Deno.test("StaticMiddleware() types files from the spec's table and mime-db", ()
   }
 });
 
-Deno.test("StaticMiddleware() serves empty, one-byte and dotfiles", () => {
+Deno.test("StaticMiddleware() serves empty and one-byte files", () => {
   const { get } = setup();
   const empty = get("/static/empty.txt");
   assert.equal(empty.code, 200);
   assert.equal(empty.headers.get("content-length"), "0");
   assert.equal(empty.body.length, 0);
   assert.deepEqual(get("/static/one.bin").body, new Uint8Array([42]));
-  assert.equal(get("/static/.hidden").text, "a dotfile");
+});
+
+Deno.test("StaticMiddleware() lets dotfiles fall through unless dotfiles is allow", () => {
+  const dir = Deno.makeTempDirSync({ prefix: "weft_wsgi_dot_" });
+  try {
+    Deno.mkdirSync(`${dir}/.git`);
+    Deno.mkdirSync(`${dir}/public/.well-known`, { recursive: true });
+    Deno.writeTextFileSync(`${dir}/.env`, "SECRET=1");
+    Deno.writeTextFileSync(`${dir}/.git/config`, "[core]");
+    Deno.writeTextFileSync(`${dir}/public/.well-known/security.txt`, "contact");
+    Deno.writeTextFileSync(`${dir}/public/ok.txt`, "ok");
+    Deno.symlinkSync(".env", `${dir}/env.txt`); // a plain name whose real path is a dotfile
+    const dotted = ["/static/.env", "/static/.git/config", "/static//.env", "/static/./.env"];
+    const nested = ["/static/public/.well-known/security.txt", "/static/env.txt"];
+
+    // The spec's four positional parameters keep working, with dotfiles refused.
+    const { get, fallback } = setup("/static", 60, dir);
+    for (const path of [...dotted, ...nested]) {
+      assert.equal(get(path).text, "fallback", path);
+    }
+    assert.equal(fallback.hits.length, dotted.length + nested.length);
+    assert.equal(get("/static/public/ok.txt").text, "ok");
+
+    const allowed = validator(
+      StaticMiddleware(fallbackApp(), dir, "/static", 60, { dotfiles: "allow" }),
+    );
+    assert.equal(call(allowed, makeEnviron("/static/.env")).text, "SECRET=1");
+    assert.equal(call(allowed, makeEnviron("/static/.git/config")).text, "[core]");
+    assert.equal(call(allowed, makeEnviron("/static/env.txt")).text, "SECRET=1");
+    assert.equal(
+      call(allowed, makeEnviron("/static/.env")).headers.get("content-type"),
+      "application/octet-stream",
+    );
+    const denied = StaticMiddleware(fallbackApp(), dir, "/static", 60, { dotfiles: "deny" });
+    assert.equal(call(denied, makeEnviron("/static/.env")).text, "fallback");
+    assert.throws(
+      () => StaticMiddleware(fallbackApp(), dir, "/static", 60, { dotfiles: "ignore" as "deny" }),
+      /dotfiles must be "deny" or "allow", got "ignore"/,
+    );
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
 });
 
 Deno.test("StaticMiddleware() streams a large file in chunks with close()", () => {
