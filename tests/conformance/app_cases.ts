@@ -153,7 +153,7 @@ export const appCases: Record<string, Case> = {
         assert.equal(res.status, 500);
         assert.equal(res.headers.get("content-type"), "application/problem+json");
         assert.deepEqual(seenByLogger, [500]);
-        const reported = String((errors[0] as unknown[])?.[1]);
+        const reported = ((errors[0] ?? []) as unknown[]).map(String).join(" ");
         assert.match(reported, /GET \/items\/:id/, what);
         assert.ok(reported.includes(what), `${reported} names ${what}`);
         await withServer(env, app, async (base) => {
