@@ -101,6 +101,10 @@ export interface Server {
  */
 export function serve(
   app: App | Handler | { fetch(request: Request, info: ConnInfo): Response | Promise<Response> },
+  options?: ServeOptions,
+): Server;
+export function serve(
+  app: App | Handler | { fetch(request: Request, info: ConnInfo): Response | Promise<Response> },
   options: ServeOptions = {},
 ): Server {
   const fetch = RESPOND in app

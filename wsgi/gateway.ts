@@ -100,6 +100,7 @@ const fileWrapper: FileWrapper = (file, blockSize) => new FileChunks(file, block
  * assert.equal(await res.text(), "Hello from /café");
  * ```
  */
+export function toFetchHandler(app: WsgiApp, options?: GatewayOptions): WsgiFetchHandler;
 export function toFetchHandler(app: WsgiApp, options: GatewayOptions = {}): WsgiFetchHandler {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const errors = options.errors ?? new LineErrors((line) => writeStderr(line));

@@ -32,6 +32,7 @@ export type ServeWsgiOptions = ServeOptions & GatewayOptions;
  * await server.shutdown();
  * ```
  */
+export function serveWsgi(app: WsgiApp, options?: ServeWsgiOptions): Server;
 export function serveWsgi(app: WsgiApp, options: ServeWsgiOptions = {}): Server {
   return serve({ fetch: toFetchHandler(app, options) }, options);
 }

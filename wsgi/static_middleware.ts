@@ -112,6 +112,13 @@ export function StaticMiddleware(
   rootDir: string,
   urlPrefix: string,
   maxAge: number = 60,
+  options?: StaticMiddlewareOptions,
+): WsgiApp;
+export function StaticMiddleware(
+  app: WsgiApp,
+  rootDir: string,
+  urlPrefix: string,
+  maxAge: number = 60,
   options: StaticMiddlewareOptions = {},
 ): WsgiApp {
   if (!Number.isSafeInteger(maxAge) || maxAge < 0) {

@@ -44,6 +44,7 @@ export class HttpError extends Error {
    * @param detail A human-readable explanation sent as the problem's `detail`.
    * @param options Headers, problem members and the cause.
    */
+  constructor(status: number, detail?: string, options?: HttpErrorOptions);
   constructor(status: number, detail?: string, options: HttpErrorOptions = {}) {
     if (!Number.isInteger(status) || status < 400 || status > 599) {
       throw new RangeError(`Cannot create HttpError: status ${status} is not in 400-599`);

@@ -69,6 +69,7 @@ export interface BodyLimitOptions {
  * assert.equal(saved, 0);
  * ```
  */
+export function bodyLimit(bytes: number, options?: BodyLimitOptions): Middleware;
 export function bodyLimit(bytes: number, options: BodyLimitOptions = {}): Middleware {
   if (!Number.isSafeInteger(bytes) || bytes < 0) {
     throw new RangeError(`Cannot create bodyLimit(): ${bytes} is not a non-negative integer`);

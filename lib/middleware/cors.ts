@@ -160,6 +160,7 @@ function compileOrigin(origin: CorsOrigin): Match {
  * assert.equal(res.headers.get("access-control-max-age"), "600");
  * ```
  */
+export function cors(options?: CorsOptions): Middleware;
 export function cors(options: CorsOptions = {}): Middleware {
   // 1. validate and prepare everything once
   const origin = options.origin ?? "*";

@@ -99,6 +99,7 @@ function useColor(): boolean {
  * assert.equal(record.status, 200);
  * ```
  */
+export function logger(options?: LoggerOptions): Middleware;
 export function logger(options: LoggerOptions = {}): Middleware {
   const json = options.format === "json";
   if (options.format !== undefined && !json && options.format !== "text") {

@@ -240,6 +240,10 @@ function fail(detail: string): never {
  */
 export function websocket(
   handlers: WebSocketHandlers,
+  options?: WebSocketOptions,
+): WebSocketMiddleware;
+export function websocket(
+  handlers: WebSocketHandlers,
   options: WebSocketOptions = {},
 ): WebSocketMiddleware {
   // 1. validate and prepare everything once

@@ -213,6 +213,7 @@ async function countBytes(body: ReadableStream<Uint8Array>): Promise<number | un
  * assert.equal((await app.fetch(new Request("http://localhost/nope"))).status, 404);
  * ```
  */
+export function router(routes: readonly Route[], options?: RouterOptions): App;
 export function router(routes: readonly Route[], options: RouterOptions = {}): App {
   const tree = new RadixTree<Target>();
   for (const { method, pattern, handler } of routes) {

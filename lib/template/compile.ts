@@ -63,6 +63,7 @@ export interface CompileTemplateOptions {
  * assert.match(code, /export function render\(data: Data\): SafeHtml/);
  * ```
  */
+export function compileTemplate(source: string, options?: CompileTemplateOptions): string;
 export function compileTemplate(source: string, options: CompileTemplateOptions = {}): string {
   const file = options.file ?? "template.html";
   const name = options.name ?? file.split(/[\\/]/).at(-1)!;

@@ -55,6 +55,10 @@ export interface CompileDirectoryResult {
  */
 export function compileDirectory(
   dir: string,
+  options?: CompileDirectoryOptions,
+): CompileDirectoryResult;
+export function compileDirectory(
+  dir: string,
   options: CompileDirectoryOptions = {},
 ): CompileDirectoryResult {
   const result: CompileDirectoryResult = { templates: [], written: [], stale: [], errors: [] };
