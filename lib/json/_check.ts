@@ -24,7 +24,6 @@ export { type Check, FAIL, isObject, MAX_DEPTH, type Project };
 // the compiled code (comparing with an imported symbol is several times slower).
 const fail = FAIL;
 const maxDepth = MAX_DEPTH;
-const isArray = Array.isArray;
 // Pairs are cached per schema; a hot schema's tree is built again, with its own copies, in a
 // cache of its own.
 interface Cache {
@@ -183,7 +182,7 @@ export function isJson(v: unknown, depth: number): boolean {
     case "object": {
       if (v === null) return true;
       if (depth > maxDepth) return false;
-      if (isArray(v)) {
+      if (Array.isArray(v)) {
         for (let i = 0; i < v.length; i++) if (!isJson(v[i], depth + 1)) return false;
         return true;
       }
@@ -210,10 +209,17 @@ export function tagOf(shape: Shape, key: string): LiteralValue {
 }
 
 // Leaves: plain functions, so that a copy's call to one is inlined.
-const STRING: Pair = [(v) => typeof v === "string", same];
-const NUMBER: Pair = [(v) => typeof v === "number" && v - v === 0, same];
-const INTEGER: Pair = [Number.isSafeInteger, same];
-const BOOLEAN: Pair = [(v) => typeof v === "boolean", same];
+// Named, and INTEGER's wrapped, so that bundlers drop them with LEAVES from apps that never
+// decode: a top-level `Number.isSafeInteger` or `STRING[0]` reads a property, which a bundler
+// must keep.
+const isString: Check = (v) => typeof v === "string";
+const isNumber: Check = (v) => typeof v === "number" && v - v === 0;
+const isInteger: Check = (v) => Number.isSafeInteger(v);
+const isBoolean: Check = (v) => typeof v === "boolean";
+const STRING: Pair = [isString, same];
+const NUMBER: Pair = [isNumber, same];
+const INTEGER: Pair = [isInteger, same];
+const BOOLEAN: Pair = [isBoolean, same];
 const NULL: Pair = [(v) => v === null, same];
 // `any` values are written as JSON.stringify writes them; absent is not a value.
 const ANY: Pair = [isJson, (v) => v === undefined ? fail : v];
@@ -294,12 +300,12 @@ function build(s: Schema, cache: Cache, depth: number): Pair {
 // calls its item check through a site that every array schema shares).
 const ARRAY_OF: Readonly<Partial<Record<Schema["kind"], Check>>> = {
   string(v, depth) {
-    if (!isArray(v) || depth > maxDepth) return false;
+    if (!Array.isArray(v) || depth > maxDepth) return false;
     for (let i = 0; i < v.length; i++) if (typeof v[i] !== "string") return false;
     return true;
   },
   number(v, depth) {
-    if (!isArray(v) || depth > maxDepth) return false;
+    if (!Array.isArray(v) || depth > maxDepth) return false;
     for (let i = 0; i < v.length; i++) {
       const x = v[i];
       if (typeof x !== "number" || x - x !== 0) return false;
@@ -307,12 +313,12 @@ const ARRAY_OF: Readonly<Partial<Record<Schema["kind"], Check>>> = {
     return true;
   },
   integer(v, depth) {
-    if (!isArray(v) || depth > maxDepth) return false;
+    if (!Array.isArray(v) || depth > maxDepth) return false;
     for (let i = 0; i < v.length; i++) if (!Number.isSafeInteger(v[i])) return false;
     return true;
   },
   boolean(v, depth) {
-    if (!isArray(v) || depth > maxDepth) return false;
+    if (!Array.isArray(v) || depth > maxDepth) return false;
     for (let i = 0; i < v.length; i++) if (typeof v[i] !== "boolean") return false;
     return true;
   },
@@ -323,13 +329,13 @@ function buildArray(itemSchema: Schema, cache: Cache, depth: number): Pair {
   if (leaves !== undefined) return [leaves, same];
   const [item, itemProject] = pairOf(itemSchema, cache, depth + 1);
   const checkArray: Check = (v, depth) => {
-    if (!isArray(v) || depth > maxDepth) return false;
+    if (!Array.isArray(v) || depth > maxDepth) return false;
     for (let i = 0; i < v.length; i++) if (!item(v[i], depth + 1)) return false;
     return true;
   };
   if (itemProject === same) return [checkArray, same];
   return [checkArray, function projectArray(v) {
-    if (!isArray(v)) return fail;
+    if (!Array.isArray(v)) return fail;
     let out = v;
     for (let i = 0; i < v.length; i++) {
       const x = v[i];
@@ -438,7 +444,7 @@ function buildUnion(
 const pass: Check = () => true;
 const end: Project = (_v, out) => out;
 // A key no JSON object has, for the free slots of a copy when no member is a leaf.
-const NO_KEY = Symbol() as unknown as string;
+const NO_KEY = /* @__PURE__ */ Symbol() as unknown as string;
 
 function buildObject(shapeOf: Shape, reject: boolean, cache: Cache, depth: number): Pair {
   const keys = Object.keys(shapeOf);
@@ -499,10 +505,10 @@ function copied(
 // and inlines none of them.
 const OTHER = 0, STRING_LEAF = 1, NUMBER_LEAF = 2, INTEGER_LEAF = 3, BOOLEAN_LEAF = 4;
 const LEAVES: ReadonlyMap<Check, number> = new Map([
-  [STRING[0], STRING_LEAF],
-  [NUMBER[0], NUMBER_LEAF],
-  [INTEGER[0], INTEGER_LEAF],
-  [BOOLEAN[0], BOOLEAN_LEAF],
+  [isString, STRING_LEAF],
+  [isNumber, NUMBER_LEAF],
+  [isInteger, INTEGER_LEAF],
+  [isBoolean, BOOLEAN_LEAF],
 ]);
 const leafOf = (check: Check): number => LEAVES.get(check) ?? OTHER;
 

@@ -12,8 +12,6 @@ import {
 } from "./json_error.ts";
 import { compile, inherited, isObject, MAX_DEPTH, member, tagOf } from "./_check.ts";
 
-const isArray = Array.isArray;
-
 /** The first failure of a value, found by the slow pass. */
 export type Failure =
   | { kind: "type_mismatch"; path: PathKey[]; expected: string; received: unknown }
@@ -71,7 +69,7 @@ export function explain(
       return failure;
     }
     case "array": {
-      if (!isArray(v)) return mismatch(s, path, v);
+      if (!Array.isArray(v)) return mismatch(s, path, v);
       if (depth > MAX_DEPTH) return { kind: "too_deep", path: [...path] };
       for (let i = 0; i < v.length; i++) {
         path.push(i);
@@ -174,7 +172,7 @@ function explainJson(v: unknown, path: PathKey[], depth: number): Failure | unde
     case "object": {
       if (v === null) return undefined;
       if (depth > MAX_DEPTH) return { kind: "too_deep", path: [...path] };
-      if (isArray(v)) {
+      if (Array.isArray(v)) {
         for (let i = 0; i < v.length; i++) {
           path.push(i);
           const failure = explainJson(v[i], path, depth + 1);

@@ -19,7 +19,7 @@
 // Exported bindings are read through a cell on every use; these module constants are folded
 // into the compiled code (comparing with an exported symbol is several times slower).
 const MAX = 512;
-const fail: unique symbol = Symbol("fail");
+const fail: unique symbol = /* @__PURE__ */ Symbol("fail");
 
 /** The deepest nesting of arrays and objects that decoding and validation accept. */
 export const MAX_DEPTH: typeof MAX = MAX;
@@ -42,11 +42,9 @@ export type Pair = readonly [Check, Project];
 /** The number of members one copy handles. */
 export const SLOTS = 6;
 
-const isArray = Array.isArray;
-
 /** Whether `v` is an object JSON would write with braces. */
 export function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !isArray(v);
+  return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
 type Keys = readonly string[];

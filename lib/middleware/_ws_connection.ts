@@ -10,7 +10,7 @@ import type {
   WebSocketState,
 } from "./websocket.ts";
 
-const encoder = new TextEncoder();
+const encoder = /* @__PURE__ */ new TextEncoder();
 
 // RFC 6455 §7.4.1 and the IANA registry: codes an endpoint may send. 1004 is reserved; 1005,
 // 1006 and 1015 must never appear on the wire; 1012-1014 were registered after the RFC.

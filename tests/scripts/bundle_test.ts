@@ -1,0 +1,133 @@
+// A bundled app still works: the builds that scripts/size_check.ts measures (deno bundle of
+// mod.ts; esbuild of the packed npm package, with and without code splitting) serve a small
+// decode app over a real socket. ctx.decode() needs the schema's decoder in the bundle, so a
+// bundler that dropped it would answer 500 here.
+import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+import * as esbuild from "esbuild";
+import { denoBundle, esbuildNode, installPackedWeft } from "../../scripts/size_check.ts";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");
+const DEADLINE_MS = 20_000;
+
+function app(from: string): string {
+  return `import { jsonErrorResponse, post, router, schema, serve } from "${from}";
+const Note = schema.object({ title: schema.string() });
+const app = router([
+  post("/notes", async (ctx) => {
+    const r = await ctx.decode(Note);
+    return r.ok ? ctx.json(r.value, 201) : jsonErrorResponse(r.error);
+  }),
+]);
+serve(app, { port: 0, hostname: "127.0.0.1", onListen: ({ port }) => console.log("port " + port) });
+`;
+}
+
+/**
+ * Starts `cmd`, waits for the app to print its port, answers the two requests, then stops it;
+ * every wait has a deadline, past which the child gets SIGTERM and then SIGKILL.
+ */
+async function checkServer(what: string, cmd: string, args: string[], cwd: string) {
+  const child = new Deno.Command(cmd, {
+    args,
+    cwd,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const stderr = new Response(child.stderr).text();
+  let killed = false;
+  let hardKill: ReturnType<typeof setTimeout> | undefined;
+  const stop = () => {
+    if (killed) return;
+    killed = true;
+    try {
+      child.kill("SIGTERM");
+    } catch { /* already exited */ }
+    hardKill = setTimeout(() => {
+      try {
+        child.kill("SIGKILL");
+      } catch { /* exited on SIGTERM */ }
+    }, 2_000);
+  };
+  let waitingFor = `${what} to print its port`;
+  const timer = setTimeout(stop, DEADLINE_MS);
+  try {
+    let out = "";
+    let port: number | undefined;
+    const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    while (port === undefined) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      out += value;
+      const found = /port (\d+)/.exec(out);
+      if (found !== null) port = Number(found[1]);
+    }
+    reader.releaseLock();
+    child.stdout.cancel().catch(() => {});
+    if (port === undefined) {
+      throw new Error(
+        `${what} exited or timed out before printing its port:\n${out}${await stderr}`,
+      );
+    }
+    const post = async (body: string) => {
+      waitingFor = `${what} to answer POST /notes ${body}`;
+      const res = await fetch(`http://127.0.0.1:${port}/notes`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body,
+        signal: AbortSignal.timeout(DEADLINE_MS),
+      });
+      return { status: res.status, body: await res.text() };
+    };
+    const created = await post('{"title":"x"}');
+    assert.equal(created.status, 201, `${what}: ${created.body}`);
+    assert.deepEqual(JSON.parse(created.body), { title: "x" });
+    const rejected = await post('{"title":1}');
+    assert.equal(rejected.status, 400, `${what}: ${rejected.body}`);
+  } catch (error) {
+    if (killed) throw new Error(`Timed out after ${DEADLINE_MS} ms waiting for ${waitingFor}`);
+    throw error;
+  } finally {
+    clearTimeout(timer);
+    stop();
+    await child.status;
+    clearTimeout(hardKill);
+    await stderr;
+  }
+}
+
+Deno.test({
+  name: "bundles of a decode app answer 201 and 400 (deno bundle; esbuild for Node)",
+  async fn(t) {
+    const dir = await Deno.makeTempDir();
+    try {
+      await t.step("deno bundle of the app importing mod.ts", async () => {
+        await denoBundle(app(`${ROOT}/mod.ts`), `${dir}/deno.js`, { minify: true });
+        await checkServer("the deno bundle", Deno.execPath(), ["run", "-A", `${dir}/deno.js`], dir);
+      });
+      const project = await installPackedWeft(dir);
+      await t.step("esbuild for Node of the app importing the npm tarball", async () => {
+        const outdir = `${dir}/single`;
+        const { entry } = await esbuildNode(project, app("weft"), {
+          outdir,
+          splitting: false,
+          minify: false,
+        });
+        await checkServer("the esbuild bundle", "node", [entry], outdir);
+      });
+      await t.step("esbuild --splitting --minify for Node (what size_check measures)", async () => {
+        const outdir = `${dir}/split`;
+        const { entry } = await esbuildNode(project, app("weft"), {
+          outdir,
+          splitting: true,
+          minify: true,
+        });
+        await checkServer("the split esbuild bundle", "node", [entry], outdir);
+      });
+    } finally {
+      await esbuild.stop();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
