@@ -111,7 +111,7 @@ export function StaticMiddleware(
   app: WsgiApp,
   rootDir: string,
   urlPrefix: string,
-  maxAge: number = 60,
+  maxAge?: number,
   options?: StaticMiddlewareOptions,
 ): WsgiApp;
 export function StaticMiddleware(
