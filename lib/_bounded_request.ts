@@ -145,6 +145,26 @@ function boundedPrototype(base: object): object {
       configurable: true,
     };
   }
+  // clone() tees the bounded stream: the runtime's own clone would read its raw body, which the
+  // bounded request no longer owns once it was read through the limit.
+  members.clone = {
+    value: function (this: BoundedRequest) {
+      const state = stateOf(this, original);
+      if (state.stream === null) {
+        return new Request(this.url, { method: this.method, headers: this.headers });
+      }
+      const [own, copy] = state.stream.tee();
+      (state as { stream: ReadableStream<Uint8Array> | null }).stream = own;
+      return new Request(this.url, {
+        method: this.method,
+        headers: this.headers,
+        body: copy,
+        duplex: "half",
+      } as RequestInit);
+    },
+    writable: true,
+    configurable: true,
+  };
   proto = Object.create(base, members) as object;
   PROTOTYPES.set(base, proto);
   return proto;

@@ -4,13 +4,27 @@ import type { Buffer } from "node:buffer";
 import type * as http from "node:http";
 import type { Socket } from "node:net";
 // @ts-types="@types/ws"
-import { type WebSocket as WsSocket, WebSocketServer } from "ws";
+import type * as Ws from "ws";
 import type {
   ConnInfo,
   RuntimeSocket,
   RuntimeSocketEvents,
   RuntimeUpgradeOptions,
 } from "./types.ts";
+
+type WsSocket = Ws.WebSocket;
+
+// `ws` is loaded on the first upgrade, not with the server: apps that never accept a WebSocket
+// do not load it, and bundlers that split code put it in a chunk of its own (the Node core
+// size budget, scripts/size_check.ts).
+let server: typeof Ws.WebSocketServer | undefined;
+let loading: Promise<void> | undefined;
+function loadWs(): Promise<void> {
+  return loading ??= import("ws").then((module) => {
+    const ws = module as unknown as typeof Ws & { default?: typeof Ws };
+    server = ws.WebSocketServer ?? ws.default?.WebSocketServer;
+  });
+}
 
 /** How long a peer may take to answer the 1001 close frame of a shutdown or idle timeout. */
 export const WS_CLOSE_GRACE_MS = 2_000;
@@ -59,8 +73,15 @@ export function markUpgrade(request: Request, info: ConnInfo, upgrade: Upgrade):
 export function acceptWebSocket(upgrade: Upgrade, response: Response): boolean {
   const pending = PENDING.get(response);
   if (pending === undefined || pending.upgrade !== upgrade) return false;
+  if (server === undefined) {
+    loadWs().then(() => handshake(upgrade, response, pending), () => upgrade.socket.destroy());
+  } else handshake(upgrade, response, pending);
+  return true;
+}
+
+function handshake(upgrade: Upgrade, response: Response, pending: PendingSocket): void {
   const { incoming, socket, head } = upgrade;
-  const wss = new WebSocketServer({
+  const wss = new server!({
     noServer: true,
     maxPayload: pending.options.maxMessageBytes,
     perMessageDeflate: false,
@@ -73,7 +94,6 @@ export function acceptWebSocket(upgrade: Upgrade, response: Response): boolean {
     }
   });
   wss.handleUpgrade(incoming, socket, head, (ws) => pending.bind(ws));
-  return true;
 }
 
 // The close code `ws` sent when it failed a connection itself (1009 over maxPayload, 1007 for
@@ -110,6 +130,7 @@ export function upgradeWebSocket(
       "Cannot upgrade to a WebSocket: the request did not reach serve() over HTTP/1.1 with Upgrade: websocket",
     );
   }
+  void loadWs().catch(() => {});
   const registry = upgrade.registry;
   let ws: WsSocket | undefined;
   // The code and reason of the close frame the server sent, which onClose reports.

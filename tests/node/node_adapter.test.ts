@@ -179,14 +179,18 @@ function misdeclared(): weft.App {
 function gatedUpload(): { app: weft.App; startReading: () => void } {
   let startReading!: () => void;
   const gate = new Promise<void>((resolve) => startReading = resolve);
-  const app = weft.router([
-    weft.post("/slow", async (ctx) => {
-      await gate;
-      let total = 0;
-      for await (const chunk of ctx.req.body!) total += chunk.byteLength;
-      return ctx.json({ total });
-    }),
-  ]);
+  // ctx.req's body obeys the body limit: this upload of 64 MiB is allowed by bodyLimit().
+  const app = weft.chain(
+    [weft.bodyLimit(128 * 1024 * 1024)],
+    weft.router([
+      weft.post("/slow", async (ctx) => {
+        await gate;
+        let total = 0;
+        for await (const chunk of ctx.req.body!) total += chunk.byteLength;
+        return ctx.json({ total });
+      }),
+    ]),
+  );
   return { app, startReading };
 }
 
