@@ -69,8 +69,9 @@ export interface ChildHandle {
   /**
    * Stops the child (SIGTERM, then SIGKILL after the grace period) and collects its output;
    * rejects if the child's own deadline had passed, since whatever it was doing never ended.
+   * With `waitOnly`, for a child already asked to exit, no SIGTERM: SIGKILL after the grace.
    */
-  stop(): Promise<Stopped>;
+  stop(options?: { waitOnly?: boolean }): Promise<Stopped>;
 }
 
 /**
@@ -134,9 +135,9 @@ export function spawnChild(command: string | URL, options: ChildOptions = {}): C
         wakers.delete(waker);
       }
     },
-    async stop() {
+    async stop({ waitOnly = false } = {}) {
       clearTimeout(timer);
-      const step = await terminate(killable(child), name, { graceMs });
+      const step = await terminate(killable(child), name, { graceMs, waitOnly });
       const status = await child.status;
       // A grandchild may still hold a pipe open: read what is there, then let go.
       await withDeadline(Promise.all(pumps), graceMs, `the output of ${name}`).catch(() => {
