@@ -14,6 +14,12 @@ export interface ChildOptions extends Deno.CommandOptions {
   graceMs?: number;
 }
 
+/** Options of {@linkcode runChild}. */
+export interface RunChildOptions extends ChildOptions {
+  /** Written to the child's stdin, which is then closed. */
+  input?: string | Uint8Array;
+}
+
 /**
  * Runs `command` to its end and returns its output, as Deno.Command#output() does. stdout and
  * stderr are piped and stdin is null unless `options` say otherwise. A child still running at
@@ -21,16 +27,22 @@ export interface ChildOptions extends Deno.CommandOptions {
  */
 export async function runChild(
   command: string | URL,
-  options: ChildOptions = {},
+  options: RunChildOptions = {},
 ): Promise<Deno.CommandOutput> {
-  const { what, deadlineMs = 60_000, graceMs = 5_000, ...rest } = options;
+  const { what, deadlineMs = 60_000, graceMs = 5_000, input, ...rest } = options;
   const name = what ?? describe(command, rest.args);
   const child = new Deno.Command(command, {
-    stdin: "null",
+    stdin: input === undefined ? "null" : "piped",
     stdout: "piped",
     stderr: "piped",
     ...rest,
   }).spawn();
+  if (input !== undefined) {
+    const writer = child.stdin.getWriter();
+    // A child that exits without reading its input makes the write fail; its status tells.
+    writer.write(typeof input === "string" ? new TextEncoder().encode(input) : input)
+      .then(() => writer.close()).catch(() => {});
+  }
   const output = child.output();
   try {
     return await withDeadline(output, deadlineMs, `${name} to exit`);
@@ -58,13 +70,14 @@ export interface ChildHandle {
   /** Everything the child has written to each piped stream so far. */
   readonly output: { stdout: string; stderr: string };
   /**
-   * Resolves with the first match of `pattern` in the child's `stream` (read from its start),
-   * waiting up to `ms`; rejects if the deadline passes or the stream ends first, quoting it.
+   * Resolves with the first match of `pattern` in the child's `stream`, from its start or from
+   * offset `since` (`child.output.stdout.length` taken before an action), waiting up to `ms`;
+   * rejects if the deadline passes or the stream ends first, quoting what it wrote.
    */
   waitForOutput(
     stream: "stdout" | "stderr",
     pattern: RegExp,
-    options: { ms: number; what: string },
+    options: { ms: number; what: string; since?: number },
   ): Promise<RegExpExecArray>;
   /**
    * Stops the child (SIGTERM, then SIGKILL after the grace period) and collects its output;
@@ -113,11 +126,11 @@ export function spawnChild(command: string | URL, options: ChildOptions = {}): C
   return {
     pid: child.pid,
     output,
-    async waitForOutput(stream, pattern, { ms, what: awaited }) {
+    async waitForOutput(stream, pattern, { ms, what: awaited, since = 0 }) {
       let waker = () => {};
       const found = new Promise<RegExpExecArray>((resolve, reject) => {
         waker = () => {
-          const match = pattern.exec(output[stream]);
+          const match = pattern.exec(output[stream].slice(since));
           if (match) resolve(match);
           else if (ended[stream]) {
             reject(new Error(`${name} closed its ${stream} before ${awaited}:\n${output[stream]}`));
