@@ -42,9 +42,9 @@ export function withDeadline<T>(
 /**
  * Resolves once `check()` holds, re-checking on every macrotask turn; for state that another
  * party changes without an event to wait on (a server-side handler running after the client's
- * event). Rejects with a {@linkcode DeadlineError} after `ms`.
+ * event). Rejects with a {@linkcode DeadlineError} naming `what` after `ms`.
  */
-export async function eventually(check: () => boolean, ms: number, what: string): Promise<void> {
+export async function eventually(what: string, check: () => boolean, ms = 5_000): Promise<void> {
   let expired = false;
   await withDeadline(
     (async () => {

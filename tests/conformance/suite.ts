@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type * as Weft from "../../mod.ts";
 import type * as WeftWsgi from "../../wsgi/mod.ts";
+import { withDeadline } from "../_deadline.ts";
 
 /** The weft module under test: mod.ts on Deno, the npm package on Node. */
 export type WeftModule = typeof Weft;
@@ -82,10 +83,6 @@ export function conformanceApp(weft: WeftModule): Weft.App {
       post("/echo", async (ctx) => new Response(await ctx.body())),
       get("/throw", () => {
         throw new Error("boom");
-      }),
-      get("/slow", async () => {
-        await new Promise((resolve) => setTimeout(resolve, 300));
-        return new Response("slow done");
       }),
     ]),
   );
@@ -211,19 +208,30 @@ export const cases: Record<string, Case> = {
     assert.ok(!res.body.includes("boom"));
   },
   async "shutdown() lets in-flight requests finish"(env) {
-    const server = env.weft.serve(conformanceApp(env.weft), {
-      port: 0,
-      hostname: "127.0.0.1",
-      onListen: () => {},
-    });
+    const { get, router } = env.weft;
+    // The handler holds its request until shutdown() has been called (no
+    // Promise.withResolvers on Node 20).
+    let arrive!: () => void, release!: () => void;
+    const arrived = new Promise<void>((resolve) => arrive = resolve);
+    const released = new Promise<void>((resolve) => release = resolve);
+    const app = router([
+      get("/held", async () => {
+        arrive();
+        await released;
+        return new Response("held done");
+      }),
+      get("/text", () => new Response("plain text")),
+    ]);
+    const server = env.weft.serve(app, { port: 0, hostname: "127.0.0.1", onListen: () => {} });
     const url = `http://127.0.0.1:${server.addr.port}`;
-    const inFlight = fetch(`${url}/slow`).then((res) => res.text());
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    const inFlight = fetch(`${url}/held`).then((res) => res.text());
+    await withDeadline(arrived, 5_000, "the request to reach its handler");
     const closing = server.shutdown();
-    assert.equal(await inFlight, "slow done");
-    await closing;
-    await server.finished;
-    await assert.rejects(fetch(`${url}/text`));
+    release();
+    assert.equal(await withDeadline(inFlight, 5_000, "the in-flight response"), "held done");
+    await withDeadline(closing, 10_000, "shutdown() to finish");
+    await withDeadline(server.finished, 10_000, "server.finished");
+    await assert.rejects(withDeadline(fetch(`${url}/text`), 5_000, "a refused connection"));
   },
   async "serveWsgi: StaticMiddleware gives 200, 304, 405 and HEAD over HTTP/1.1 and HTTP/2"(env) {
     const root = mkdtempSync(join(tmpdir(), "weft-wsgi-"));

@@ -6,6 +6,7 @@
 // browser API cannot send (malformed handshakes, Authorization, invalid UTF-8).
 import assert from "node:assert/strict";
 import { connect, type Socket } from "node:net";
+import { eventually, withDeadline } from "../_deadline.ts";
 import type { Env, WeftModule } from "./suite.ts";
 import type * as Weft from "../../mod.ts";
 import type {
@@ -47,15 +48,6 @@ async function withServer(
   } finally {
     await server.shutdown();
   }
-}
-
-/** Rejects after `ms` with a message, so a lost message fails a case instead of hanging it. */
-export function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`Timed out after ${ms} ms: ${what}`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 /** An HTTP response read from a raw socket. */
@@ -253,29 +245,33 @@ function openClient(
     box.queue.push(event.data);
     box.wake?.();
   };
-  return within(
-    10_000,
-    `opening ${url}`,
+  return withDeadline(
     new Promise((resolve, reject) => {
       client.onopen = () => resolve(client);
       client.onerror = () => reject(new Error(`Could not open ${url}`));
     }),
+    10_000,
+    `opening ${url}`,
   );
 }
 
 function closed(client: WebSocket): Promise<CloseEvent> {
-  return within(10_000, "the close event", new Promise((resolve) => client.onclose = resolve));
+  return withDeadline(
+    new Promise((resolve) => client.onclose = resolve),
+    10_000,
+    "the close event",
+  );
 }
 
 function nextMessage(client: WebSocket): Promise<unknown> {
   const box = inbox.get(client)!;
-  return within(
-    10_000,
-    "a message",
+  return withDeadline(
     (async () => {
       while (box.queue.length === 0) await new Promise<void>((resolve) => box.wake = resolve);
       return box.queue.shift();
     })(),
+    10_000,
+    "a message",
   );
 }
 
@@ -321,17 +317,6 @@ function echoApp(env: Env, seen: Seen, options: Parameters<typeof websocket>[1] 
 
 function newSeen(): Seen {
   return { frames: [], closes: [], errors: [] };
-}
-
-// Resolves once `check` holds (the server's handlers run after the client's events).
-async function eventually(what: string, check: () => boolean): Promise<void> {
-  await within(
-    5_000,
-    what,
-    (async () => {
-      while (!check()) await new Promise((resolve) => setTimeout(resolve, 5));
-    })(),
-  );
 }
 
 const isDeno = typeof (globalThis as { Deno?: unknown }).Deno !== "undefined";
@@ -386,10 +371,10 @@ export const websocketCases: Record<string, (env: Env) => Promise<void>> = {
         client.close();
         await done;
       };
-      await within(
+      await withDeadline(
+        Promise.all(Array.from({ length: clients }, (_, c) => run(c))),
         120_000,
         `${clients} clients × ${messages} messages`,
-        Promise.all(Array.from({ length: clients }, (_, c) => run(c))),
       );
       await eventually("every onClose", () => seen.closes.length === clients);
       assert.equal(seen.frames.filter((f) => f.type === "text").length, clients * messages);
@@ -468,7 +453,7 @@ export const websocketCases: Record<string, (env: Env) => Promise<void>> = {
         raw.write(handshake("/ws"));
         assert.equal((await raw.response()).status, 101);
         raw.write(clientFrame(0x1, new Uint8Array([0x68, 0x69, 0xff, 0xfe])));
-        const close = await within(10_000, "the close", raw.closeFrame());
+        const close = await withDeadline(raw.closeFrame(), 10_000, "the close");
         if (close !== null) assert.equal(close.code, 1007);
         // Deno drops the connection without a close frame (documented in websocket()).
         else assert.ok(isDeno, "only Deno may end the connection without a 1007 close frame");
@@ -530,7 +515,7 @@ export const websocketCases: Record<string, (env: Env) => Promise<void>> = {
         const raw = await RawClient.open(port);
         try {
           raw.write(request);
-          const res = await within(10_000, request, raw.response());
+          const res = await withDeadline(raw.response(), 10_000, request);
           assert.equal(res.status, status, request);
           assert.equal(res.headers.get("content-type"), "application/problem+json", request);
           assert.equal(JSON.parse(res.body).status, status);
@@ -677,7 +662,7 @@ export const websocketCases: Record<string, (env: Env) => Promise<void>> = {
         const rawClose = raw.closeFrame();
         if (how === "signal") controller.abort();
         else await server.shutdown();
-        await within(10_000, "finished", server.finished);
+        await withDeadline(server.finished, 10_000, "finished");
         for (const event of await Promise.all(events)) assert.equal(event.code, 1001, how);
         assert.equal((await rawClose)?.code, 1001, how);
         raw.close();

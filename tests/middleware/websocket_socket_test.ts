@@ -12,7 +12,8 @@ import {
   type WebSocketHandlers,
   type WebSocketOptions,
 } from "../../lib/middleware/websocket.ts";
-import { clientFrame, handshake, within } from "../conformance/websocket_cases.ts";
+import { clientFrame, handshake } from "../conformance/websocket_cases.ts";
+import { eventually, withDeadline } from "../_deadline.ts";
 
 const QUIET = { port: 0, hostname: "127.0.0.1", onListen() {} };
 
@@ -108,25 +109,15 @@ async function open(
   const closed = new Promise<[number, string]>((resolve) => {
     client.on("close", (code: number, reason: Buffer) => resolve([code, reason.toString()]));
   });
-  await within(
-    10_000,
-    "open",
+  await withDeadline(
     new Promise<void>((resolve, reject) => {
       client.once("open", () => resolve());
       client.once("error", reject);
     }),
+    10_000,
+    "open",
   );
   return { client, messages, closed };
-}
-
-async function eventually(what: string, check: () => boolean, ms = 5_000): Promise<void> {
-  await within(
-    ms,
-    what,
-    (async () => {
-      while (!check()) await new Promise((resolve) => setTimeout(resolve, 5));
-    })(),
-  );
 }
 
 Deno.test("websocket() echoes text and binary to the npm ws client", async () => {
@@ -172,10 +163,10 @@ Deno.test("websocket() serves 200 ws clients × 1,000 messages without loss or r
       client.close();
       await closed;
     };
-    await within(
+    await withDeadline(
+      Promise.all(Array.from({ length: 200 }, (_, c) => run(c))),
       120_000,
       "200 × 1,000",
-      Promise.all(Array.from({ length: 200 }, (_, c) => run(c))),
     );
     await eventually("every onClose", () => seen.closes.length === 200);
   });
@@ -292,7 +283,7 @@ Deno.test("websocket() on Deno: invalid UTF-8 drops the connection without 1007"
     // RFC 6455 §8.1: a text message that is not UTF-8 fails the connection. Deno 2.9 drops it
     // without a close frame (no 1007; the peer sees 1006), as websocket()'s docs say.
     await conn.write(clientFrame(0x1, new Uint8Array([0xce, 0xba, 0xe1, 0xbd, 0xf4, 0x90])));
-    const rest = await within(10_000, "the end of the connection", readAll(conn));
+    const rest = await withDeadline(readAll(conn), 10_000, "the end of the connection");
     conn.close();
     if (rest.byteLength > 0) {
       // Should Deno start sending the close frame, it must carry 1007.
@@ -352,7 +343,11 @@ Deno.test("websocket() sockets close with 1001 on shutdown() and on abort, to ws
     else await server.shutdown();
     await server.finished;
     for (const { closed } of clients) {
-      assert.deepEqual(await within(5_000, "close", closed), [1001, "Server shutting down"], how);
+      assert.deepEqual(
+        await withDeadline(closed, 5_000, "close"),
+        [1001, "Server shutting down"],
+        how,
+      );
     }
     await eventually("onClose", () => seen.closes.length === 3);
     assert.deepEqual(seen.closes.map(([code]) => code), [1001, 1001, 1001]);
@@ -369,7 +364,7 @@ Deno.test("websocket() idleTimeout: Deno pings, then closes a silent peer with 1
     client.on("ping", () => pings.push(Date.now()));
     // A raw peer never answers.
     const conn = await rawUpgrade(server.addr.port);
-    const rest = await within(10_000, "the idle close", readAll(conn));
+    const rest = await withDeadline(readAll(conn), 10_000, "the idle close");
     conn.close();
     assert.equal(rest[0], 0x89, "a ping first");
     const close = rest.indexOf(0x88);
