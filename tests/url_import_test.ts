@@ -2,6 +2,7 @@
 // that imports mod.ts by http URL: no module may depend on an import map or a local-only path.
 import assert from "node:assert/strict";
 import { runChild } from "./_child.ts";
+import { withDeadline } from "./_deadline.ts";
 
 const root = new URL("..", import.meta.url);
 
@@ -41,7 +42,7 @@ Deno.test("an app can import mod.ts by http URL and serve requests", async () =>
     assert.ok(success, new TextDecoder().decode(stderr));
     assert.deepEqual(JSON.parse(new TextDecoder().decode(stdout)), { hi: "url" });
   } finally {
-    await files.shutdown();
+    await withDeadline(files.shutdown(), 10_000, "files.shutdown()");
     await Deno.remove(dir, { recursive: true });
   }
 });

@@ -292,7 +292,11 @@ export const cases: Record<string, Case> = {
         assert.equal(traversal.body, "from the app");
       }
     } finally {
-      await Promise.all([plain.shutdown(), tls.shutdown()]);
+      await withDeadline(
+        Promise.all([plain.shutdown(), tls.shutdown()]),
+        10_000,
+        "the servers to shut down",
+      );
       rmSync(root, { recursive: true, force: true });
     }
   },

@@ -46,7 +46,7 @@ async function withServer(
   try {
     await fn(server.addr.port);
   } finally {
-    await server.shutdown();
+    await withDeadline(server.shutdown(), 10_000, "server.shutdown()");
   }
 }
 
@@ -661,7 +661,7 @@ export const websocketCases: Record<string, (env: Env) => Promise<void>> = {
         const events = clients.map(closed);
         const rawClose = raw.closeFrame();
         if (how === "signal") controller.abort();
-        else await server.shutdown();
+        else await withDeadline(server.shutdown(), 10_000, "server.shutdown()");
         await withDeadline(server.finished, 10_000, "finished");
         for (const event of await Promise.all(events)) assert.equal(event.code, 1001, how);
         assert.equal((await rawClose)?.code, 1001, how);
@@ -669,7 +669,7 @@ export const websocketCases: Record<string, (env: Env) => Promise<void>> = {
         await eventually("onClose", () => seen.closes.length === 3);
         assert.deepEqual(seen.closes.map(([code]) => code), [1001, 1001, 1001]);
       } finally {
-        await server.shutdown();
+        await withDeadline(server.shutdown(), 10_000, "server.shutdown()");
       }
     }
   },
@@ -690,7 +690,7 @@ export const websocketCases: Record<string, (env: Env) => Promise<void>> = {
       assert.equal(res.headers.get("content-type"), "application/problem+json");
       assert.equal(res.headers.get("sec-websocket-version"), "13");
     } finally {
-      await server.shutdown();
+      await withDeadline(server.shutdown(), 10_000, "server.shutdown()");
     }
   },
 };

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { chain, DEFAULT_BODY_LIMIT, get, post, router, serve } from "../../mod.ts";
 import { bodyLimit, type BodyLimitOptions } from "../../lib/middleware/body_limit.ts";
+import { withDeadline } from "../_deadline.ts";
 
 const encoder = new TextEncoder();
 
@@ -354,7 +355,7 @@ Deno.test("bodyLimit() refuses an oversize chunked upload over a socket without 
     );
     assert.match(read, /read 16000$/);
   } finally {
-    await server.shutdown();
+    await withDeadline(server.shutdown(), 10_000, "server.shutdown()");
   }
 });
 
@@ -376,7 +377,7 @@ Deno.test("bodyLimit() refuses an oversize declared upload over a socket", async
     await chunkedRes.body?.cancel();
     assert.deepEqual(effects, []);
   } finally {
-    await server.shutdown();
+    await withDeadline(server.shutdown(), 10_000, "server.shutdown()");
   }
 });
 
@@ -407,6 +408,6 @@ Deno.test("bodyLimit() refuses an oversize streamed upload over HTTP/2 without r
     assert.deepEqual(effects, ["ran with limit 8192"]);
   } finally {
     client.close();
-    await server.shutdown();
+    await withDeadline(server.shutdown(), 10_000, "server.shutdown()");
   }
 });

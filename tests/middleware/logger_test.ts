@@ -4,6 +4,7 @@ import { setErrorReporter } from "../../lib/_app.ts";
 import { logger, type LogRecord } from "../../lib/middleware/logger.ts";
 import { auth } from "../../lib/middleware/auth.ts";
 import { runChild } from "../_child.ts";
+import { withDeadline } from "../_deadline.ts";
 
 function capture(format?: "text" | "json") {
   const lines: string[] = [];
@@ -171,15 +172,20 @@ Deno.test("logger() logs a WebSocket upgrade as 101", async () => {
   const server = serve(app, { port: 0, hostname: "127.0.0.1", onListen: () => {} });
   try {
     const client = new WebSocket(`ws://127.0.0.1:${server.addr.port}/ws`);
-    await new Promise<void>((resolve, reject) => {
-      client.onclose = () => resolve();
-      client.onerror = (event) => reject((event as ErrorEvent).error ?? new Error("ws error"));
-    });
+    await withDeadline(
+      new Promise<void>((resolve, reject) => {
+        client.onclose = () => resolve();
+        client.onerror = (event) => reject((event as ErrorEvent).error ?? new Error("ws error"));
+      }),
+      10_000,
+      "the WebSocket to be closed by the server",
+      { onTimeout: () => client.close() },
+    );
     assert.equal(records.length, 1);
     assert.equal(records[0].status, 101);
     assert.equal(records[0].path, "/ws");
   } finally {
-    await server.shutdown();
+    await withDeadline(server.shutdown(), 10_000, "server.shutdown()");
   }
 });
 

@@ -14,6 +14,7 @@ import {
   pattern,
 } from "../fixtures/static/fixture.ts";
 import { spawnChild } from "../_child.ts";
+import { withDeadline } from "../_deadline.ts";
 
 const CORPUS = new URL(
   "../../../shared/corpora/traversal/directory_traversal.txt",
@@ -167,7 +168,11 @@ Deno.test("staticFiles() serves no canary and no 5xx for any traversal payload u
     assert.equal(responses, 3 * 140);
     assert.equal([...statuses.keys()].filter((s) => s >= 500).length, 0);
   } finally {
-    await Promise.all(servers.map((s) => s.shutdown()));
+    await withDeadline(
+      Promise.all(servers.map((s) => s.shutdown())),
+      10_000,
+      "the servers to shut down",
+    );
   }
 });
 
@@ -225,7 +230,11 @@ Deno.test("staticFiles() checks raw paths in pillarjs/send's order", async () =>
       assert.ok(res.status === 400 || res.status === 404, `${res.status} for ${target}`);
     }
   } finally {
-    await Promise.all(servers.map((s) => s.shutdown()));
+    await withDeadline(
+      Promise.all(servers.map((s) => s.shutdown())),
+      10_000,
+      "the servers to shut down",
+    );
   }
 });
 
@@ -342,7 +351,11 @@ Deno.test("staticFiles() keeps its invariants for 2,000 generated hostile paths"
       { numRuns: 2000 },
     );
   } finally {
-    await Promise.all(servers.map((s) => s.shutdown()));
+    await withDeadline(
+      Promise.all(servers.map((s) => s.shutdown())),
+      10_000,
+      "the servers to shut down",
+    );
   }
   assert.ok(served > 0); // the generator does reach real files too
 });

@@ -90,7 +90,7 @@ async function withServer(
   try {
     await fn(`ws://127.0.0.1:${server.addr.port}/ws`, server);
   } finally {
-    await server.shutdown();
+    await withDeadline(server.shutdown(), 10_000, "server.shutdown()");
   }
 }
 
@@ -259,7 +259,9 @@ async function rawUpgrade(port: number): Promise<Deno.TcpConn> {
   const conn = await Deno.connect({ port, hostname: "127.0.0.1" });
   await conn.write(new TextEncoder().encode(handshake("/ws")));
   const buffer = new Uint8Array(1024);
-  const n = await conn.read(buffer);
+  const n = await withDeadline(conn.read(buffer), 5_000, "the 101 response", {
+    onTimeout: () => conn.close(),
+  });
   const head = new TextDecoder().decode(buffer.subarray(0, n ?? 0));
   assert.match(head, /^HTTP\/1\.1 101 /);
   assert.ok(head.endsWith("\r\n\r\n"), "nothing but the head arrives before a frame");
@@ -340,8 +342,8 @@ Deno.test("websocket() sockets close with 1001 on shutdown() and on abort, to ws
     const url = `ws://127.0.0.1:${server.addr.port}/ws`;
     const clients = await Promise.all([open(url), open(url), open(url)]);
     if (how === "abort") controller.abort();
-    else await server.shutdown();
-    await server.finished;
+    else await withDeadline(server.shutdown(), 10_000, "server.shutdown()");
+    await withDeadline(server.finished, 10_000, "server.finished");
     for (const { closed } of clients) {
       assert.deepEqual(
         await withDeadline(closed, 5_000, "close"),
@@ -486,6 +488,6 @@ Deno.test("websocket() upgrades over TLS (wss, HTTP/1.1 via ALPN)", async () => 
     client.close(1000);
     assert.deepEqual(await closed, [1000, ""]);
   } finally {
-    await server.shutdown();
+    await withDeadline(server.shutdown(), 10_000, "server.shutdown()");
   }
 });

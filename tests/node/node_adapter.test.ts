@@ -65,7 +65,7 @@ async function withServer(
       server,
     );
   } finally {
-    await server.shutdown();
+    await withDeadline(server.shutdown(), 10_000, "server.shutdown()");
   }
 }
 
@@ -239,7 +239,7 @@ describe("requests", () => {
         assert.deepEqual(await proxied.json(), { got: "through" });
       });
     } finally {
-      await upstream.shutdown();
+      await withDeadline(upstream.shutdown(), 10_000, "upstream.shutdown()");
     }
   });
 
@@ -834,9 +834,9 @@ describe("limits and shutdown", () => {
         ip.addr.port > 0,
         "an IP literal host is bound when serve() returns",
       );
-      await ip.shutdown();
+      await withDeadline(ip.shutdown(), 10_000, "ip.shutdown()");
     } finally {
-      await server.shutdown();
+      await withDeadline(server.shutdown(), 10_000, "server.shutdown()");
     }
   });
 
@@ -924,7 +924,7 @@ describe("files", () => {
         ]);
         assert.equal(res.headers.get("etag"), expected);
       } finally {
-        await server.shutdown();
+        await withDeadline(server.shutdown(), 10_000, "server.shutdown()");
       }
     } finally {
       rmSync(root, { recursive: true, force: true });
