@@ -84,9 +84,13 @@ export class RawClient {
 
   /** Connects to 127.0.0.1:`port`. */
   static open(port: number): Promise<RawClient> {
-    return new Promise((resolve, reject) => {
+    return new Promise<RawClient>((resolve, reject) => {
       const socket = connect({ port, host: "127.0.0.1" }, () => resolve(new RawClient(socket)));
       socket.once("error", reject);
+      socket.setTimeout(10_000, () => socket.destroy(new Error(`No connection to port ${port}`)));
+    }).then((client) => {
+      client.#socket.setTimeout(0);
+      return client;
     });
   }
 
@@ -94,14 +98,21 @@ export class RawClient {
     this.#socket.write(typeof data === "string" ? new TextEncoder().encode(data) : data);
   }
 
-  // Waits until `ready()` is true or the peer ended the connection.
-  async #until(ready: () => boolean): Promise<boolean> {
-    while (!ready()) {
-      if (this.#ended) return false;
-      await new Promise<void>((resolve) => this.#wake = resolve);
-      this.#wake = undefined;
-    }
-    return true;
+  // Waits until `ready()` is true or the peer ended the connection, for at most 10 s.
+  #until(ready: () => boolean, what: string): Promise<boolean> {
+    return withDeadline(
+      (async () => {
+        while (!ready()) {
+          if (this.#ended) return false;
+          await new Promise<void>((resolve) => this.#wake = resolve);
+          this.#wake = undefined;
+        }
+        return true;
+      })(),
+      10_000,
+      what,
+      { onTimeout: () => this.#socket.destroy() },
+    );
   }
 
   #take(n: number): Uint8Array {
@@ -116,7 +127,7 @@ export class RawClient {
     const found = await this.#until(() => {
       end = indexOfHeadEnd(this.#buffer);
       return end !== -1;
-    });
+    }, "a response head");
     if (!found) throw new Error("The connection ended before a response head");
     const head = new TextDecoder().decode(this.#take(end + 4));
     const [statusLine, ...lines] = head.slice(0, -4).split("\r\n");
@@ -127,7 +138,7 @@ export class RawClient {
     }
     const status = Number(statusLine.split(" ")[1]);
     const length = status === 101 ? 0 : Number(headers.get("content-length") ?? 0);
-    if (!await this.#until(() => this.#buffer.byteLength >= length)) {
+    if (!await this.#until(() => this.#buffer.byteLength >= length, "a response body")) {
       throw new Error("The connection ended inside a response body");
     }
     return { status, headers, body: new TextDecoder().decode(this.#take(length)) };
@@ -135,16 +146,17 @@ export class RawClient {
 
   /** Reads one frame from the server (unmasked), or null when the connection ended first. */
   async frame(): Promise<{ opcode: number; payload: Uint8Array } | null> {
-    if (!await this.#until(() => this.#buffer.byteLength >= 2)) return null;
+    if (!await this.#until(() => this.#buffer.byteLength >= 2, "a frame")) return null;
     let length = this.#buffer[1] & 0x7f;
     let offset = 2;
     if (length === 126) offset = 4;
     if (length === 127) offset = 10;
-    if (!await this.#until(() => this.#buffer.byteLength >= offset)) return null;
+    if (!await this.#until(() => this.#buffer.byteLength >= offset, "a frame length")) return null;
     const view = new DataView(this.#buffer.buffer, this.#buffer.byteOffset);
     if (length === 126) length = view.getUint16(2);
     if (length === 127) length = Number(view.getBigUint64(2));
-    if (!await this.#until(() => this.#buffer.byteLength >= offset + length)) return null;
+    const whole = () => this.#buffer.byteLength >= offset + length;
+    if (!await this.#until(whole, "a frame payload")) return null;
     const opcode = this.#buffer[0] & 0x0f;
     return { opcode, payload: this.#take(offset + length).subarray(offset) };
   }
@@ -163,7 +175,7 @@ export class RawClient {
 
   /** Whether the server ended the connection (waits for it). */
   ended(): Promise<boolean> {
-    return this.#until(() => false).then(() => true);
+    return this.#until(() => false, "the end of the connection").then(() => true);
   }
 
   close(): void {
