@@ -37,7 +37,8 @@ Deno.test("conformance on Deno", async (t) => {
       }
       return parseCurl(new TextDecoder().decode(stdout));
     },
-    fetchTls: (url, init) => fetch(url, { ...init, client }),
+    fetchTls: (url, init) =>
+      withDeadline(fetch(url, { ...init, client }), 20_000, `a response from ${url}`),
   };
   try {
     for (

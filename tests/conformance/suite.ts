@@ -126,7 +126,11 @@ export const cases: Record<string, Case> = {
     assert.deepEqual(JSON.parse(res.body), { hello: "h2c" });
   },
   async "the runtime's fetch over HTTP and TLS"(env) {
-    const plain = await fetch(`${env.http}/hello/fetch`);
+    const plain = await withDeadline(
+      fetch(`${env.http}/hello/fetch`),
+      10_000,
+      `a response from ${env.http}/hello/fetch`,
+    );
     assert.deepEqual(await plain.json(), { hello: "fetch" });
     const tls = await env.fetchTls(`${env.https}/hello/tls`);
     assert.deepEqual(await tls.json(), { hello: "tls" });
@@ -193,12 +197,16 @@ export const cases: Record<string, Case> = {
         controller.close();
       },
     });
-    const chunked = await fetch(`${env.http}/echo`, {
-      method: "POST",
-      body: stream,
-      // @ts-ignore: duplex is required by Node and harmless on Deno
-      duplex: "half",
-    });
+    const chunked = await withDeadline(
+      fetch(`${env.http}/echo`, {
+        method: "POST",
+        body: stream,
+        // @ts-ignore: duplex is required by Node and harmless on Deno
+        duplex: "half",
+      }),
+      10_000,
+      `a response from ${env.http}/echo`,
+    );
     assert.equal(chunked.status, 413);
     await chunked.body?.cancel();
   },

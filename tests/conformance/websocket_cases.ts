@@ -246,7 +246,7 @@ const inbox = new WeakMap<WebSocket, { queue: unknown[]; wake?: () => void }>();
 function openClient(
   env: Env,
   url: string,
-  protocols?: string | string[],
+  { protocols, openMs = 10_000 }: { protocols?: string | string[]; openMs?: number } = {},
 ): Promise<WebSocket> {
   const Client = clientClass(env);
   const client = new Client(url, protocols);
@@ -262,7 +262,7 @@ function openClient(
       client.onopen = () => resolve(client);
       client.onerror = () => reject(new Error(`Could not open ${url}`));
     }),
-    10_000,
+    openMs,
     `opening ${url}`,
   );
 }
@@ -364,7 +364,9 @@ export const websocketCases: Record<string, (env: Env) => Promise<void>> = {
     const messages = 1_000;
     await withServer(env, echoApp(env, seen), async (port) => {
       const run = async (c: number): Promise<void> => {
-        const client = await openClient(env, `ws://127.0.0.1:${port}/ws`);
+        // Bounded by the whole run's deadline: on a loaded machine the last of 200 clients opens
+        // while the first ones exchange their messages.
+        const client = await openClient(env, `ws://127.0.0.1:${port}/ws`, { openMs: 120_000 });
         const received: string[] = [];
         const all = new Promise<void>((resolve) => {
           client.onmessage = (event) => {
@@ -549,7 +551,11 @@ export const websocketCases: Record<string, (env: Env) => Promise<void>> = {
         raw.close();
       }
       // Middleware mode: what is not a handshake goes on down the chain.
-      const plain = await fetch(`http://127.0.0.1:${port}/mw`);
+      const plain = await withDeadline(
+        fetch(`http://127.0.0.1:${port}/mw`),
+        10_000,
+        `a response from http://127.0.0.1:${port}/mw`,
+      );
       assert.equal(await plain.text(), "plain");
       await eventually("the one socket opened", () => opened === 1);
     });
@@ -639,7 +645,9 @@ export const websocketCases: Record<string, (env: Env) => Promise<void>> = {
       ),
     ]);
     await withServer(env, app, async (port) => {
-      const client = await openClient(env, `ws://127.0.0.1:${port}/ws`, ["v1.chat", "v2.chat"]);
+      const client = await openClient(env, `ws://127.0.0.1:${port}/ws`, {
+        protocols: ["v1.chat", "v2.chat"],
+      });
       const said = nextMessage(client);
       assert.equal(client.protocol, "v2.chat");
       assert.equal(await said, "v2.chat");

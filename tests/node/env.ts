@@ -38,12 +38,8 @@ const agent = new Agent({ connect: { ca: cert }, allowH2: true });
 
 /** fetch() that trusts the test certificate and speaks HTTP/2 where ALPN offers it. */
 export function fetchTls(url: string, init?: RequestInit): Promise<Response> {
-  return undiciFetch(
-    url,
-    { ...init, dispatcher: agent } as never,
-  ) as unknown as Promise<
-    Response
-  >;
+  const response = undiciFetch(url, { ...init, dispatcher: agent } as never);
+  return withDeadline(response as unknown as Promise<Response>, 20_000, `a response from ${url}`);
 }
 
 /** The Env plus what the Node runner adds (the ws client). */
