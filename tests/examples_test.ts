@@ -1,7 +1,10 @@
 // The demo application: its routes through fetch(), and `deno serve --parallel` with its
-// default export over a real socket.
+// default export over a real socket (through tests/fixtures/parallel_app.ts, which names the
+// worker that answers).
 import assert from "node:assert/strict";
 import app from "../examples/app.ts";
+import { spawnChild } from "./_child.ts";
+import { withDeadline } from "./_deadline.ts";
 
 Deno.test("the demo app answers its routes", async () => {
   const home = await app.fetch(new Request("http://localhost/"));
@@ -18,39 +21,70 @@ function freePort(): number {
   return port;
 }
 
+const WORKERS = 2;
+
+/** GET `url` over a new connection (so that SO_REUSEPORT may pick any worker), bounded. */
+async function getOnce(url: string): Promise<{ status: number; worker: string; body: unknown }> {
+  const client = Deno.createHttpClient({ poolMaxIdlePerHost: 0 });
+  try {
+    const res = await withDeadline(fetch(url, { client }), 5_000, `an answer from ${url}`);
+    const body = await withDeadline(res.json(), 5_000, `the body of ${url}`);
+    return { status: res.status, worker: res.headers.get("x-worker") ?? "", body };
+  } finally {
+    client.close();
+  }
+}
+
 Deno.test("deno serve --parallel runs the demo's default export", async () => {
   const port = freePort();
-  const child = new Deno.Command(Deno.execPath(), {
+  const url = `http://127.0.0.1:${port}/hello/parallel`;
+  const server = spawnChild(Deno.execPath(), {
+    what: "deno serve --parallel",
     args: [
       "serve",
       "--parallel",
-      "--quiet",
       "--allow-net",
       "--allow-env",
       "--allow-read",
       `--host=127.0.0.1`,
       `--port=${port}`,
-      "examples/app.ts",
+      "tests/fixtures/parallel_app.ts",
     ],
     cwd: new URL("..", import.meta.url).pathname,
-    env: { DENO_JOBS: "2" },
+    env: { DENO_JOBS: String(WORKERS) },
     stdout: "null",
     stderr: "piped",
-  }).spawn();
+    deadlineMs: 60_000,
+  });
   try {
-    let body: unknown;
-    for (let attempt = 0; attempt < 100 && body === undefined; attempt++) {
-      try {
-        const res = await fetch(`http://127.0.0.1:${port}/hello/parallel`);
-        body = await res.json();
-      } catch {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    }
-    assert.deepEqual(body, { hello: "parallel" });
+    // 1. The main worker says it listens, and for how many workers.
+    const [, threads] = await server.waitForOutput(
+      "stderr",
+      /Listening on \S+ with (\d+) threads/,
+      {
+        ms: 30_000,
+        what: "deno serve to listen",
+      },
+    );
+    assert.equal(Number(threads), WORKERS);
+    // 2. Every worker answers: until then one may still be starting, and a worker stopped
+    // while it starts can keep the process from exiting.
+    const workers = new Set<string>();
+    await withDeadline(
+      (async () => {
+        while (workers.size < WORKERS) {
+          const res = await getOnce(url);
+          assert.equal(res.status, 200);
+          assert.deepEqual(res.body, { hello: "parallel" });
+          workers.add(res.worker);
+        }
+      })(),
+      30_000,
+      `answers from ${WORKERS} distinct workers`,
+    );
   } finally {
-    child.kill("SIGTERM");
-    await child.stderr.cancel();
-    await child.status;
+    // 3. SIGTERM ends every worker; SIGKILL after the grace period, and the test fails then.
+    const { ended } = await server.stop();
+    assert.equal(ended, "SIGTERM", `deno serve did not exit on SIGTERM:\n${server.output.stderr}`);
   }
 });

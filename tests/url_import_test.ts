@@ -1,6 +1,8 @@
 // Deno users import Weft by URL. Serve this repository over HTTP on loopback and run an app
 // that imports mod.ts by http URL: no module may depend on an import map or a local-only path.
 import assert from "node:assert/strict";
+import { runChild } from "./_child.ts";
+import { withDeadline } from "./_deadline.ts";
 
 const root = new URL("..", import.meta.url);
 
@@ -26,7 +28,8 @@ Deno.test("an app can import mod.ts by http URL and serve requests", async () =>
         `console.log(JSON.stringify(await res.json()));\n`,
     );
     await Deno.writeTextFile(`${dir}/deno.json`, "{}");
-    const { stdout, stderr, success } = await new Deno.Command(Deno.execPath(), {
+    const { stdout, stderr, success } = await runChild(Deno.execPath(), {
+      what: "deno run importing Weft by URL",
       args: [
         "run",
         "--no-lock",
@@ -35,11 +38,11 @@ Deno.test("an app can import mod.ts by http URL and serve requests", async () =>
         `${dir}/app.ts`,
       ],
       cwd: dir,
-    }).output();
+    });
     assert.ok(success, new TextDecoder().decode(stderr));
     assert.deepEqual(JSON.parse(new TextDecoder().decode(stdout)), { hi: "url" });
   } finally {
-    await files.shutdown();
+    await withDeadline(files.shutdown(), 10_000, "files.shutdown()");
     await Deno.remove(dir, { recursive: true });
   }
 });

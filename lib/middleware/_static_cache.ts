@@ -68,6 +68,12 @@ export interface ResolveConfig {
   cacheControl(path: string): string;
 }
 
+/**
+ * The clock of the revalidation bound (an entry's `checkedAt` and its age). Tests move it
+ * instead of sleeping through `revalidateMs`; nothing else replaces it.
+ */
+export const clock: { now(): number } = { now: Date.now };
+
 /** Bytes charged per entry besides its bodies: strings, header lists, map slots. */
 export const ENTRY_OVERHEAD = 1024;
 

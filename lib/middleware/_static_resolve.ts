@@ -8,6 +8,7 @@ import { hasDotSegment, isUnderRoot } from "../http/file_path.ts";
 import { contentTypeWithCharset } from "../http/media_type.ts";
 import type { FileStat } from "../server/types.ts";
 import {
+  clock,
   type Entry,
   ENTRY_OVERHEAD,
   type HeaderList,
@@ -36,7 +37,7 @@ export async function resolveEntry(
   key: string,
   previous: Entry | null,
 ): Promise<Entry | null> {
-  const checkedAt = Date.now();
+  const checkedAt = clock.now();
   const path = key.slice(1);
   // 1. the file itself; 2. its variants, which must pass the same checks
   const [identity, br, gzip] = await Promise.all([

@@ -12,7 +12,7 @@ import { fileSegments, rootBase, trimTrailingSlashes } from "../http/file_path.t
 import { problem } from "../http/problem.ts";
 import { fs } from "../server/deno.ts";
 import type { Middleware, Next } from "../types.ts";
-import { type Entry, FileCache, type ResolveConfig } from "./_static_cache.ts";
+import { clock, type Entry, FileCache, type ResolveConfig } from "./_static_cache.ts";
 
 /** Options of the in-memory cache of {@linkcode staticFiles}. */
 export interface StaticCacheOptions {
@@ -312,7 +312,7 @@ export function staticFiles(options: StaticFilesOptions): Middleware {
     entry: Entry | undefined,
   ): Response | Promise<Response> {
     if (entry === undefined) return serveLoaded(ctx, next, key, null);
-    if (Date.now() - entry.checkedAt >= revalidateMs) return serveLoaded(ctx, next, key, entry);
+    if (clock.now() - entry.checkedAt >= revalidateMs) return serveLoaded(ctx, next, key, entry);
     const res = engine!.respond(entry, ctx.req, config!);
     if (res instanceof Response) return res;
     return res.then((value) => value ?? serveLoaded(ctx, next, key, null));

@@ -1,6 +1,8 @@
 // Runs the conformance suite against serve() of this repository on Deno, over real sockets.
 import * as weft from "../../mod.ts";
 import * as wsgi from "../../wsgi/mod.ts";
+import { runChild } from "../_child.ts";
+import { withDeadline } from "../_deadline.ts";
 import { appCases } from "./app_cases.ts";
 import { middlewareCases } from "./middleware_cases.ts";
 import { routerCases } from "./router_cases.ts";
@@ -28,15 +30,17 @@ Deno.test("conformance on Deno", async (t) => {
     cert,
     key,
     async curl(args) {
-      const { stdout, stderr, success } = await new Deno.Command("curl", {
+      const { stdout, stderr, success } = await runChild("curl", {
         args: [...CURL_FLAGS, ...args],
-      }).output();
+        deadlineMs: 30_000, // curl's own --max-time is 20 s
+      });
       if (!success) {
         throw new Error(`curl ${args.join(" ")} failed: ${new TextDecoder().decode(stderr)}`);
       }
       return parseCurl(new TextDecoder().decode(stdout));
     },
-    fetchTls: (url, init) => fetch(url, { ...init, client }),
+    fetchTls: (url, init) =>
+      withDeadline(fetch(url, { ...init, client }), 20_000, `a response from ${url}`),
   };
   try {
     for (
@@ -53,6 +57,10 @@ Deno.test("conformance on Deno", async (t) => {
     }
   } finally {
     client.close();
-    await Promise.all([plain.shutdown(), tls.shutdown()]);
+    await withDeadline(
+      Promise.all([plain.shutdown(), tls.shutdown()]),
+      10_000,
+      "the conformance servers to shut down",
+    );
   }
 });

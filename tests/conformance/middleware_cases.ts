@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import type { Env, WeftModule } from "./suite.ts";
 import { RawClient } from "./websocket_cases.ts";
 import type * as Weft from "../../mod.ts";
+import { withDeadline } from "../_deadline.ts";
 /** The module under test, which re-exports the middleware. */
 type WithMiddleware = WeftModule;
 
@@ -35,7 +36,11 @@ async function withServers(
       https: `https://localhost:${tls.addr.port}`,
     });
   } finally {
-    await Promise.all([plain.shutdown(), tls.shutdown()]);
+    await withDeadline(
+      Promise.all([plain.shutdown(), tls.shutdown()]),
+      10_000,
+      "the servers to shut down",
+    );
   }
 }
 

@@ -13,6 +13,7 @@ import {
   DOT_CANARY,
   type StaticFixture,
 } from "../fixtures/static/fixture.ts";
+import { withDeadline } from "../_deadline.ts";
 
 function weft(env: Env): WeftModule {
   return env.weft;
@@ -48,7 +49,11 @@ async function withStatic(
       https: `https://localhost:${tls.addr.port}`,
     }, fixture);
   } finally {
-    await Promise.all([plain.shutdown(), tls.shutdown()]);
+    await withDeadline(
+      Promise.all([plain.shutdown(), tls.shutdown()]),
+      10_000,
+      "the servers to shut down",
+    );
     fixture.remove();
   }
 }

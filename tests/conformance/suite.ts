@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type * as Weft from "../../mod.ts";
 import type * as WeftWsgi from "../../wsgi/mod.ts";
+import { withDeadline } from "../_deadline.ts";
 
 /** The weft module under test: mod.ts on Deno, the npm package on Node. */
 export type WeftModule = typeof Weft;
@@ -83,10 +84,6 @@ export function conformanceApp(weft: WeftModule): Weft.App {
       get("/throw", () => {
         throw new Error("boom");
       }),
-      get("/slow", async () => {
-        await new Promise((resolve) => setTimeout(resolve, 300));
-        return new Response("slow done");
-      }),
     ]),
   );
 }
@@ -129,7 +126,11 @@ export const cases: Record<string, Case> = {
     assert.deepEqual(JSON.parse(res.body), { hello: "h2c" });
   },
   async "the runtime's fetch over HTTP and TLS"(env) {
-    const plain = await fetch(`${env.http}/hello/fetch`);
+    const plain = await withDeadline(
+      fetch(`${env.http}/hello/fetch`),
+      10_000,
+      `a response from ${env.http}/hello/fetch`,
+    );
     assert.deepEqual(await plain.json(), { hello: "fetch" });
     const tls = await env.fetchTls(`${env.https}/hello/tls`);
     assert.deepEqual(await tls.json(), { hello: "tls" });
@@ -196,12 +197,16 @@ export const cases: Record<string, Case> = {
         controller.close();
       },
     });
-    const chunked = await fetch(`${env.http}/echo`, {
-      method: "POST",
-      body: stream,
-      // @ts-ignore: duplex is required by Node and harmless on Deno
-      duplex: "half",
-    });
+    const chunked = await withDeadline(
+      fetch(`${env.http}/echo`, {
+        method: "POST",
+        body: stream,
+        // @ts-ignore: duplex is required by Node and harmless on Deno
+        duplex: "half",
+      }),
+      10_000,
+      `a response from ${env.http}/echo`,
+    );
     assert.equal(chunked.status, 413);
     await chunked.body?.cancel();
   },
@@ -211,19 +216,30 @@ export const cases: Record<string, Case> = {
     assert.ok(!res.body.includes("boom"));
   },
   async "shutdown() lets in-flight requests finish"(env) {
-    const server = env.weft.serve(conformanceApp(env.weft), {
-      port: 0,
-      hostname: "127.0.0.1",
-      onListen: () => {},
-    });
+    const { get, router } = env.weft;
+    // The handler holds its request until shutdown() has been called (no
+    // Promise.withResolvers on Node 20).
+    let arrive!: () => void, release!: () => void;
+    const arrived = new Promise<void>((resolve) => arrive = resolve);
+    const released = new Promise<void>((resolve) => release = resolve);
+    const app = router([
+      get("/held", async () => {
+        arrive();
+        await released;
+        return new Response("held done");
+      }),
+      get("/text", () => new Response("plain text")),
+    ]);
+    const server = env.weft.serve(app, { port: 0, hostname: "127.0.0.1", onListen: () => {} });
     const url = `http://127.0.0.1:${server.addr.port}`;
-    const inFlight = fetch(`${url}/slow`).then((res) => res.text());
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    const inFlight = fetch(`${url}/held`).then((res) => res.text());
+    await withDeadline(arrived, 5_000, "the request to reach its handler");
     const closing = server.shutdown();
-    assert.equal(await inFlight, "slow done");
-    await closing;
-    await server.finished;
-    await assert.rejects(fetch(`${url}/text`));
+    release();
+    assert.equal(await withDeadline(inFlight, 5_000, "the in-flight response"), "held done");
+    await withDeadline(closing, 10_000, "shutdown() to finish");
+    await withDeadline(server.finished, 10_000, "server.finished");
+    await assert.rejects(withDeadline(fetch(`${url}/text`), 5_000, "a refused connection"));
   },
   async "serveWsgi: StaticMiddleware gives 200, 304, 405 and HEAD over HTTP/1.1 and HTTP/2"(env) {
     const root = mkdtempSync(join(tmpdir(), "weft-wsgi-"));
@@ -284,7 +300,11 @@ export const cases: Record<string, Case> = {
         assert.equal(traversal.body, "from the app");
       }
     } finally {
-      await Promise.all([plain.shutdown(), tls.shutdown()]);
+      await withDeadline(
+        Promise.all([plain.shutdown(), tls.shutdown()]),
+        10_000,
+        "the servers to shut down",
+      );
       rmSync(root, { recursive: true, force: true });
     }
   },

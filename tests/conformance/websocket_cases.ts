@@ -6,6 +6,7 @@
 // browser API cannot send (malformed handshakes, Authorization, invalid UTF-8).
 import assert from "node:assert/strict";
 import { connect, type Socket } from "node:net";
+import { eventually, withDeadline } from "../_deadline.ts";
 import type { Env, WeftModule } from "./suite.ts";
 import type * as Weft from "../../mod.ts";
 import type {
@@ -45,17 +46,8 @@ async function withServer(
   try {
     await fn(server.addr.port);
   } finally {
-    await server.shutdown();
+    await withDeadline(server.shutdown(), 10_000, "server.shutdown()");
   }
-}
-
-/** Rejects after `ms` with a message, so a lost message fails a case instead of hanging it. */
-export function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`Timed out after ${ms} ms: ${what}`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 /** An HTTP response read from a raw socket. */
@@ -92,9 +84,13 @@ export class RawClient {
 
   /** Connects to 127.0.0.1:`port`. */
   static open(port: number): Promise<RawClient> {
-    return new Promise((resolve, reject) => {
+    return new Promise<RawClient>((resolve, reject) => {
       const socket = connect({ port, host: "127.0.0.1" }, () => resolve(new RawClient(socket)));
       socket.once("error", reject);
+      socket.setTimeout(10_000, () => socket.destroy(new Error(`No connection to port ${port}`)));
+    }).then((client) => {
+      client.#socket.setTimeout(0);
+      return client;
     });
   }
 
@@ -102,14 +98,21 @@ export class RawClient {
     this.#socket.write(typeof data === "string" ? new TextEncoder().encode(data) : data);
   }
 
-  // Waits until `ready()` is true or the peer ended the connection.
-  async #until(ready: () => boolean): Promise<boolean> {
-    while (!ready()) {
-      if (this.#ended) return false;
-      await new Promise<void>((resolve) => this.#wake = resolve);
-      this.#wake = undefined;
-    }
-    return true;
+  // Waits until `ready()` is true or the peer ended the connection, for at most 10 s.
+  #until(ready: () => boolean, what: string): Promise<boolean> {
+    return withDeadline(
+      (async () => {
+        while (!ready()) {
+          if (this.#ended) return false;
+          await new Promise<void>((resolve) => this.#wake = resolve);
+          this.#wake = undefined;
+        }
+        return true;
+      })(),
+      10_000,
+      what,
+      { onTimeout: () => this.#socket.destroy() },
+    );
   }
 
   #take(n: number): Uint8Array {
@@ -124,7 +127,7 @@ export class RawClient {
     const found = await this.#until(() => {
       end = indexOfHeadEnd(this.#buffer);
       return end !== -1;
-    });
+    }, "a response head");
     if (!found) throw new Error("The connection ended before a response head");
     const head = new TextDecoder().decode(this.#take(end + 4));
     const [statusLine, ...lines] = head.slice(0, -4).split("\r\n");
@@ -135,7 +138,7 @@ export class RawClient {
     }
     const status = Number(statusLine.split(" ")[1]);
     const length = status === 101 ? 0 : Number(headers.get("content-length") ?? 0);
-    if (!await this.#until(() => this.#buffer.byteLength >= length)) {
+    if (!await this.#until(() => this.#buffer.byteLength >= length, "a response body")) {
       throw new Error("The connection ended inside a response body");
     }
     return { status, headers, body: new TextDecoder().decode(this.#take(length)) };
@@ -143,16 +146,17 @@ export class RawClient {
 
   /** Reads one frame from the server (unmasked), or null when the connection ended first. */
   async frame(): Promise<{ opcode: number; payload: Uint8Array } | null> {
-    if (!await this.#until(() => this.#buffer.byteLength >= 2)) return null;
+    if (!await this.#until(() => this.#buffer.byteLength >= 2, "a frame")) return null;
     let length = this.#buffer[1] & 0x7f;
     let offset = 2;
     if (length === 126) offset = 4;
     if (length === 127) offset = 10;
-    if (!await this.#until(() => this.#buffer.byteLength >= offset)) return null;
+    if (!await this.#until(() => this.#buffer.byteLength >= offset, "a frame length")) return null;
     const view = new DataView(this.#buffer.buffer, this.#buffer.byteOffset);
     if (length === 126) length = view.getUint16(2);
     if (length === 127) length = Number(view.getBigUint64(2));
-    if (!await this.#until(() => this.#buffer.byteLength >= offset + length)) return null;
+    const whole = () => this.#buffer.byteLength >= offset + length;
+    if (!await this.#until(whole, "a frame payload")) return null;
     const opcode = this.#buffer[0] & 0x0f;
     return { opcode, payload: this.#take(offset + length).subarray(offset) };
   }
@@ -171,7 +175,7 @@ export class RawClient {
 
   /** Whether the server ended the connection (waits for it). */
   ended(): Promise<boolean> {
-    return this.#until(() => false).then(() => true);
+    return this.#until(() => false, "the end of the connection").then(() => true);
   }
 
   close(): void {
@@ -257,7 +261,7 @@ const inbox = new WeakMap<WebSocket, { queue: unknown[]; wake?: () => void }>();
 function openClient(
   env: Env,
   url: string,
-  protocols?: string | string[],
+  { protocols, openMs = 10_000 }: { protocols?: string | string[]; openMs?: number } = {},
 ): Promise<WebSocket> {
   const Client = clientClass(env);
   const client = new Client(url, protocols);
@@ -268,29 +272,33 @@ function openClient(
     box.queue.push(event.data);
     box.wake?.();
   };
-  return within(
-    10_000,
-    `opening ${url}`,
+  return withDeadline(
     new Promise((resolve, reject) => {
       client.onopen = () => resolve(client);
       client.onerror = () => reject(new Error(`Could not open ${url}`));
     }),
+    openMs,
+    `opening ${url}`,
   );
 }
 
 function closed(client: WebSocket): Promise<CloseEvent> {
-  return within(10_000, "the close event", new Promise((resolve) => client.onclose = resolve));
+  return withDeadline(
+    new Promise((resolve) => client.onclose = resolve),
+    10_000,
+    "the close event",
+  );
 }
 
 function nextMessage(client: WebSocket): Promise<unknown> {
   const box = inbox.get(client)!;
-  return within(
-    10_000,
-    "a message",
+  return withDeadline(
     (async () => {
       while (box.queue.length === 0) await new Promise<void>((resolve) => box.wake = resolve);
       return box.queue.shift();
     })(),
+    10_000,
+    "a message",
   );
 }
 
@@ -338,17 +346,6 @@ function newSeen(): Seen {
   return { frames: [], closes: [], errors: [] };
 }
 
-// Resolves once `check` holds (the server's handlers run after the client's events).
-async function eventually(what: string, check: () => boolean): Promise<void> {
-  await within(
-    5_000,
-    what,
-    (async () => {
-      while (!check()) await new Promise((resolve) => setTimeout(resolve, 5));
-    })(),
-  );
-}
-
 const isDeno = typeof (globalThis as { Deno?: unknown }).Deno !== "undefined";
 
 /** The cases, by name. */
@@ -382,7 +379,9 @@ export const websocketCases: Record<string, (env: Env) => Promise<void>> = {
     const messages = 1_000;
     await withServer(env, echoApp(env, seen), async (port) => {
       const run = async (c: number): Promise<void> => {
-        const client = await openClient(env, `ws://127.0.0.1:${port}/ws`);
+        // Bounded by the whole run's deadline: on a loaded machine the last of 200 clients opens
+        // while the first ones exchange their messages.
+        const client = await openClient(env, `ws://127.0.0.1:${port}/ws`, { openMs: 120_000 });
         const received: string[] = [];
         const all = new Promise<void>((resolve) => {
           client.onmessage = (event) => {
@@ -401,10 +400,10 @@ export const websocketCases: Record<string, (env: Env) => Promise<void>> = {
         client.close();
         await done;
       };
-      await within(
+      await withDeadline(
+        Promise.all(Array.from({ length: clients }, (_, c) => run(c))),
         120_000,
         `${clients} clients × ${messages} messages`,
-        Promise.all(Array.from({ length: clients }, (_, c) => run(c))),
       );
       await eventually("every onClose", () => seen.closes.length === clients);
       assert.equal(seen.frames.filter((f) => f.type === "text").length, clients * messages);
@@ -565,7 +564,7 @@ export const websocketCases: Record<string, (env: Env) => Promise<void>> = {
         raw.write(handshake("/ws"));
         assert.equal((await raw.response()).status, 101);
         raw.write(clientFrame(0x1, new Uint8Array([0x68, 0x69, 0xff, 0xfe])));
-        const close = await within(10_000, "the close", raw.closeFrame());
+        const close = await withDeadline(raw.closeFrame(), 10_000, "the close");
         if (close !== null) assert.equal(close.code, 1007);
         // Deno drops the connection without a close frame (documented in websocket()).
         else assert.ok(isDeno, "only Deno may end the connection without a 1007 close frame");
@@ -627,7 +626,7 @@ export const websocketCases: Record<string, (env: Env) => Promise<void>> = {
         const raw = await RawClient.open(port);
         try {
           raw.write(request);
-          const res = await within(10_000, request, raw.response());
+          const res = await withDeadline(raw.response(), 10_000, request);
           assert.equal(res.status, status, request);
           assert.equal(res.headers.get("content-type"), "application/problem+json", request);
           assert.equal(JSON.parse(res.body).status, status);
@@ -649,7 +648,11 @@ export const websocketCases: Record<string, (env: Env) => Promise<void>> = {
         raw.close();
       }
       // Middleware mode: what is not a handshake goes on down the chain.
-      const plain = await fetch(`http://127.0.0.1:${port}/mw`);
+      const plain = await withDeadline(
+        fetch(`http://127.0.0.1:${port}/mw`),
+        10_000,
+        `a response from http://127.0.0.1:${port}/mw`,
+      );
       assert.equal(await plain.text(), "plain");
       await eventually("the one socket opened", () => opened === 1);
     });
@@ -788,7 +791,9 @@ export const websocketCases: Record<string, (env: Env) => Promise<void>> = {
       ),
     ]);
     await withServer(env, app, async (port) => {
-      const client = await openClient(env, `ws://127.0.0.1:${port}/ws`, ["v1.chat", "v2.chat"]);
+      const client = await openClient(env, `ws://127.0.0.1:${port}/ws`, {
+        protocols: ["v1.chat", "v2.chat"],
+      });
       const said = nextMessage(client);
       assert.equal(client.protocol, "v2.chat");
       assert.equal(await said, "v2.chat");
@@ -822,15 +827,15 @@ export const websocketCases: Record<string, (env: Env) => Promise<void>> = {
         const events = clients.map(closed);
         const rawClose = raw.closeFrame();
         if (how === "signal") controller.abort();
-        else await server.shutdown();
-        await within(10_000, "finished", server.finished);
+        else await withDeadline(server.shutdown(), 10_000, "server.shutdown()");
+        await withDeadline(server.finished, 10_000, "finished");
         for (const event of await Promise.all(events)) assert.equal(event.code, 1001, how);
         assert.equal((await rawClose)?.code, 1001, how);
         raw.close();
         await eventually("onClose", () => seen.closes.length === 3);
         assert.deepEqual(seen.closes.map(([code]) => code), [1001, 1001, 1001]);
       } finally {
-        await server.shutdown();
+        await withDeadline(server.shutdown(), 10_000, "server.shutdown()");
       }
     }
   },
@@ -851,7 +856,7 @@ export const websocketCases: Record<string, (env: Env) => Promise<void>> = {
       assert.equal(res.headers.get("content-type"), "application/problem+json");
       assert.equal(res.headers.get("sec-websocket-version"), "13");
     } finally {
-      await server.shutdown();
+      await withDeadline(server.shutdown(), 10_000, "server.shutdown()");
     }
   },
 };

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { type Infer, json, schema as s } from "../../lib/json/mod.ts";
+import { runChild } from "../_child.ts";
 
 const User = s.object({
   id: s.integer(),
@@ -134,9 +135,10 @@ Deno.test("json.encode() and json.decode() work where code generation is forbidd
   const file = await Deno.makeTempFile({ suffix: ".ts" });
   try {
     await Deno.writeTextFile(file, script);
-    const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+    const { code, stdout, stderr } = await runChild(Deno.execPath(), {
+      what: "deno run without code generation from strings",
       args: ["run", "--no-check", "--v8-flags=--disallow-code-generation-from-strings", file],
-    }).output();
+    });
     assert.equal(code, 0, new TextDecoder().decode(stderr));
     assert.deepEqual(JSON.parse(new TextDecoder().decode(stdout)), {
       blocked: true,

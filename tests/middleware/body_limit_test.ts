@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { chain, DEFAULT_BODY_LIMIT, get, post, router, serve } from "../../mod.ts";
 import { bodyLimit, type BodyLimitOptions } from "../../lib/middleware/body_limit.ts";
+import { withDeadline } from "../_deadline.ts";
 
 const encoder = new TextEncoder();
 
@@ -388,7 +389,7 @@ Deno.test("bodyLimit() refuses an oversize chunked upload over a socket without 
     );
     assert.match(read, /read 16000$/);
   } finally {
-    await server.shutdown();
+    await withDeadline(server.shutdown(), 10_000, "server.shutdown()");
   }
 });
 
@@ -396,21 +397,29 @@ Deno.test("bodyLimit() refuses an oversize declared upload over a socket", async
   const { app: composed, effects } = app(1000);
   const server = serve(composed, { port: 0, hostname: "127.0.0.1", onListen: () => {} });
   try {
-    const res = await fetch(`http://127.0.0.1:${server.addr.port}/upload`, {
-      method: "POST",
-      body: "q".repeat(1001),
-    });
+    const res = await withDeadline(
+      fetch(`http://127.0.0.1:${server.addr.port}/upload`, {
+        method: "POST",
+        body: "q".repeat(1001),
+      }),
+      10_000,
+      `a response from http://127.0.0.1:${server.addr.port}/upload`,
+    );
     assert.equal(res.status, 413);
     await res.body?.cancel();
-    const chunkedRes = await fetch(`http://127.0.0.1:${server.addr.port}/upload`, {
-      method: "POST",
-      body: chunked(1001, 100),
-    });
+    const chunkedRes = await withDeadline(
+      fetch(`http://127.0.0.1:${server.addr.port}/upload`, {
+        method: "POST",
+        body: chunked(1001, 100),
+      }),
+      10_000,
+      `a response from http://127.0.0.1:${server.addr.port}/upload`,
+    );
     assert.equal(chunkedRes.status, 413);
     await chunkedRes.body?.cancel();
     assert.deepEqual(effects, []);
   } finally {
-    await server.shutdown();
+    await withDeadline(server.shutdown(), 10_000, "server.shutdown()");
   }
 });
 
@@ -424,24 +433,32 @@ Deno.test("bodyLimit() refuses an oversize streamed upload over HTTP/2 without r
   try {
     const url = `https://localhost:${server.addr.port}/upload`;
     // A stream body has no Content-Length: on HTTP/2 it is framed by DATA frames alone.
-    const over = await fetch(url, {
-      method: "POST",
-      body: chunked(50_000, 1000),
-      client,
-    } as RequestInit);
+    const over = await withDeadline(
+      fetch(url, {
+        method: "POST",
+        body: chunked(50_000, 1000),
+        client,
+      } as RequestInit),
+      10_000,
+      `a response from ${url}`,
+    );
     assert.equal(over.status, 413);
     await over.body?.cancel();
     assert.deepEqual(effects, []);
-    const within = await fetch(`${url}?read=body`, {
-      method: "POST",
-      body: chunked(8192, 1000),
-      client,
-    } as RequestInit);
+    const within = await withDeadline(
+      fetch(`${url}?read=body`, {
+        method: "POST",
+        body: chunked(8192, 1000),
+        client,
+      } as RequestInit),
+      10_000,
+      `a response from ${url}?read=body`,
+    );
     assert.equal(await within.text(), "read 8192");
     assert.deepEqual(effects, ["ran with limit 8192"]);
   } finally {
     client.close();
-    await server.shutdown();
+    await withDeadline(server.shutdown(), 10_000, "server.shutdown()");
   }
 });
 

@@ -1,7 +1,7 @@
 // cors() against a real browser: headless Chromium (Debian's package, never downloaded) driven
 // by playwright-core loads pages from loopback ports and calls APIs on other ports with
 // fetch(..., { credentials: "include" }). The browser, not an assertion about headers, decides
-// what a page may read.
+// what a page may read. Without Chromium the test is ignored (see tests/_browser.ts).
 import assert from "node:assert/strict";
 import { chromium } from "playwright-core";
 import type { Browser, Page } from "playwright-core";
@@ -9,8 +9,9 @@ import { chain, get, put, router, serve, type Server } from "../../mod.ts";
 import { cors } from "../../lib/middleware/cors.ts";
 import { auth, bearerTokens } from "../../lib/middleware/auth.ts";
 import { logger } from "../../lib/middleware/logger.ts";
+import { browserTest } from "../_browser.ts";
+import { withDeadline } from "../_deadline.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
 const ARGS = [
   "--no-sandbox",
   "--headless",
@@ -22,14 +23,6 @@ const ARGS = [
   "--disable-sync",
 ];
 const TIME_LIMIT_MS = 90_000;
-
-const chromiumMissing = (() => {
-  try {
-    return !Deno.statSync(CHROMIUM).isFile;
-  } catch {
-    return true;
-  }
-})();
 
 const quiet = { port: 0, hostname: "127.0.0.1", onListen: () => {} };
 const PAGE = "<!doctype html><meta charset=utf-8><title>page</title><p>page";
@@ -97,12 +90,11 @@ function call(page: Page, url: string, init: RequestInit): Promise<Outcome> {
   }, { url, init: init as Record<string, unknown> });
 }
 
-Deno.test({
+browserTest({
   name: "cors() in headless Chromium: allowed origins read, others are blocked by the browser",
-  ignore: chromiumMissing && Deno.env.get("WEFT_REQUIRE_BROWSER") !== "1",
   sanitizeOps: false,
   sanitizeResources: false,
-  async fn() {
+  async fn(executablePath) {
     const allowedPages = pageServer();
     const deniedPages = pageServer();
     const allowed = `http://127.0.0.1:${allowedPages.addr.port}`;
@@ -126,19 +118,11 @@ Deno.test({
     const servers = [allowedPages, deniedPages, full.server, plain.server, guarded.server];
 
     let browser: Browser | undefined;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        browser?.close().catch(() => {});
-        reject(new Error(`the browser test took more than ${TIME_LIMIT_MS} ms`));
-      }, TIME_LIMIT_MS);
-    });
     try {
-      await Promise.race([
-        deadline,
+      await withDeadline(
         (async () => {
           browser = await chromium.launch({
-            executablePath: CHROMIUM,
+            executablePath,
             args: ARGS,
             timeout: 30_000,
           });
@@ -219,11 +203,22 @@ Deno.test({
           );
           assert.equal(pageOrigin, "null");
         })(),
-      ]);
+        TIME_LIMIT_MS,
+        "the browser to go through every check",
+        { onTimeout: () => browser?.close().catch(() => {}) },
+      );
     } finally {
-      clearTimeout(timer);
-      await browser?.close().catch(() => {});
-      await Promise.all(servers.map((server) => server.shutdown()));
+      // playwright-core bounds close() by killing the browser process it launched.
+      await withDeadline(
+        browser?.close().catch(() => {}) ?? Promise.resolve(),
+        30_000,
+        "Chromium to close",
+      );
+      await withDeadline(
+        Promise.all(servers.map((server) => server.shutdown())),
+        10_000,
+        "the page and API servers to shut down",
+      );
     }
   },
 });

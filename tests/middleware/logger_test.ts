@@ -12,6 +12,8 @@ import {
 import { setErrorReporter } from "../../lib/_app.ts";
 import { logger, type LogRecord } from "../../lib/middleware/logger.ts";
 import { auth } from "../../lib/middleware/auth.ts";
+import { runChild } from "../_child.ts";
+import { withDeadline } from "../_deadline.ts";
 
 function capture(format?: "text" | "json") {
   const lines: string[] = [];
@@ -179,15 +181,20 @@ Deno.test("logger() logs a WebSocket upgrade as 101", async () => {
   const server = serve(app, { port: 0, hostname: "127.0.0.1", onListen: () => {} });
   try {
     const client = new WebSocket(`ws://127.0.0.1:${server.addr.port}/ws`);
-    await new Promise<void>((resolve, reject) => {
-      client.onclose = () => resolve();
-      client.onerror = (event) => reject((event as ErrorEvent).error ?? new Error("ws error"));
-    });
+    await withDeadline(
+      new Promise<void>((resolve, reject) => {
+        client.onclose = () => resolve();
+        client.onerror = (event) => reject((event as ErrorEvent).error ?? new Error("ws error"));
+      }),
+      10_000,
+      "the WebSocket to be closed by the server",
+      { onTimeout: () => client.close() },
+    );
     assert.equal(records.length, 1);
     assert.equal(records[0].status, 101);
     assert.equal(records[0].path, "/ws");
   } finally {
-    await server.shutdown();
+    await withDeadline(server.shutdown(), 10_000, "server.shutdown()");
   }
 });
 
@@ -245,35 +252,34 @@ Deno.test("logger() rejects unknown options when it is created", () => {
 // The default output, in a child process: stderr piped, or a terminal made by script(1).
 
 const CHILD = new URL("./_logger_child.ts", import.meta.url).pathname;
-const hasScript = (() => {
-  try {
-    return new Deno.Command("script", { args: ["--version"] }).outputSync().success;
-  } catch {
-    return false;
-  }
-})();
+const hasScript = await runChild("script", { args: ["--version"], deadlineMs: 10_000 })
+  .then((output) => output.success, () => false);
 
-async function runChild(opts: { tty: boolean; noColor: boolean }): Promise<string> {
+async function runLoggerChild(opts: { tty: boolean; noColor: boolean }): Promise<string> {
   const env = Deno.env.toObject();
   delete env.NO_COLOR;
   if (opts.noColor) env.NO_COLOR = "1";
   const deno = [Deno.execPath(), "run", "--allow-env", CHILD];
-  const command = opts.tty
-    ? new Deno.Command("script", {
+  const { success, stdout, stderr } = opts.tty
+    ? await runChild("script", {
+      what: "the logger child on a terminal made by script(1)",
       // script(1) runs the command on a pseudo-terminal and copies it to its stdout.
       args: ["-q", "-e", "-c", deno.map((a) => `'${a}'`).join(" "), "/dev/null"],
       env,
       clearEnv: true,
-      stdin: "null",
     })
-    : new Deno.Command(deno[0], { args: deno.slice(1), env, clearEnv: true, stdin: "null" });
-  const { success, stdout, stderr } = await command.output();
+    : await runChild(deno[0], {
+      what: "the logger child",
+      args: deno.slice(1),
+      env,
+      clearEnv: true,
+    });
   assert.ok(success, new TextDecoder().decode(stderr));
   return new TextDecoder().decode(opts.tty ? stdout : stderr);
 }
 
 Deno.test("logger() writes plain lines to stderr when it is not a terminal", async () => {
-  const out = await runChild({ tty: false, noColor: false });
+  const out = await runLoggerChild({ tty: false, noColor: false });
   const lines = out.trimEnd().split("\n");
   assert.equal(lines.length, 2);
   assert.match(lines[0], /Z GET \/x 200 [\d.]+ms$/);
@@ -286,7 +292,7 @@ Deno.test({
   name: "logger() colours lines on a terminal",
   ignore: !hasScript,
   async fn() {
-    const out = await runChild({ tty: true, noColor: false });
+    const out = await runLoggerChild({ tty: true, noColor: false });
     assert.ok(out.includes("\x1b[32m200\x1b[0m"), JSON.stringify(out));
     assert.ok(out.includes("\x1b[33m404\x1b[0m"), JSON.stringify(out));
   },
@@ -296,7 +302,7 @@ Deno.test({
   name: "logger() does not colour a terminal when NO_COLOR is set",
   ignore: !hasScript,
   async fn() {
-    const out = await runChild({ tty: true, noColor: true });
+    const out = await runLoggerChild({ tty: true, noColor: true });
     assert.match(out, /GET \/x 200 [\d.]+ms/);
     assert.ok(!out.includes("\x1b"), JSON.stringify(out));
   },

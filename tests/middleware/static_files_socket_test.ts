@@ -13,6 +13,8 @@ import {
   DOT_CANARY,
   pattern,
 } from "../fixtures/static/fixture.ts";
+import { spawnChild } from "../_child.ts";
+import { withDeadline } from "../_deadline.ts";
 
 const CORPUS = new URL(
   "../fixtures/traversal/directory_traversal.txt",
@@ -166,7 +168,11 @@ Deno.test("staticFiles() serves no canary and no 5xx for any traversal payload u
     assert.equal(responses, 3 * 140);
     assert.equal([...statuses.keys()].filter((s) => s >= 500).length, 0);
   } finally {
-    await Promise.all(servers.map((s) => s.shutdown()));
+    await withDeadline(
+      Promise.all(servers.map((s) => s.shutdown())),
+      10_000,
+      "the servers to shut down",
+    );
   }
 });
 
@@ -224,7 +230,11 @@ Deno.test("staticFiles() checks raw paths in pillarjs/send's order", async () =>
       assert.ok(res.status === 400 || res.status === 404, `${res.status} for ${target}`);
     }
   } finally {
-    await Promise.all(servers.map((s) => s.shutdown()));
+    await withDeadline(
+      Promise.all(servers.map((s) => s.shutdown())),
+      10_000,
+      "the servers to shut down",
+    );
   }
 });
 
@@ -341,7 +351,11 @@ Deno.test("staticFiles() keeps its invariants for 2,000 generated hostile paths"
       { numRuns: 2000 },
     );
   } finally {
-    await Promise.all(servers.map((s) => s.shutdown()));
+    await withDeadline(
+      Promise.all(servers.map((s) => s.shutdown())),
+      10_000,
+      "the servers to shut down",
+    );
   }
   assert.ok(served > 0); // the generator does reach real files too
 });
@@ -365,23 +379,19 @@ Deno.test({
     await file.seek(SIZE - 4096, Deno.SeekMode.Start);
     await file.write(pattern(4096));
     file.close();
-    const child = new Deno.Command(Deno.execPath(), {
+    const child = spawnChild(Deno.execPath(), {
+      what: "the static file server",
       args: ["run", "-A", new URL("../fixtures/static/server.ts", import.meta.url).pathname, dir],
       stdout: "piped",
       stderr: "inherit",
-    }).spawn();
-    const deadline = setTimeout(() => child.kill("SIGKILL"), 180_000); // the whole test's bound
+      deadlineMs: 180_000, // the whole test's bound
+    });
     try {
-      const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-      let seen = "";
-      while (!seen.includes("\n")) {
-        const { value, done } = await reader.read();
-        if (done) throw new Error("the server exited");
-        seen += value;
-      }
-      reader.releaseLock();
-      child.stdout.cancel().catch(() => {});
-      const port = Number(/ready (\d+)/.exec(seen)![1]);
+      const [, ready] = await child.waitForOutput("stdout", /ready (\d+)/, {
+        ms: 30_000,
+        what: "the server to print its port",
+      });
+      const port = Number(ready);
       const url = `http://127.0.0.1:${port}/big.bin`;
 
       // Each client stalls for a while after its first chunk: a server without backpressure
@@ -424,14 +434,11 @@ Deno.test({
       );
       assert.ok(growthMiB < 200, `RSS grew by ${growthMiB.toFixed(1)} MiB`);
     } finally {
-      clearTimeout(deadline);
       try {
-        child.kill("SIGTERM");
-      } catch {
-        // already gone
+        await child.stop();
+      } finally {
+        await Deno.remove(dir, { recursive: true });
       }
-      await child.status;
-      await Deno.remove(dir, { recursive: true });
     }
   },
 });

@@ -3,7 +3,13 @@ import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { chain, type Middleware } from "../../mod.ts";
 import { fileEtag } from "../../lib/http/etag.ts";
 import { staticFiles, type StaticFilesOptions } from "../../lib/middleware/static_files.ts";
-import { type Entry, ENTRY_OVERHEAD, FileCache } from "../../lib/middleware/_static_cache.ts";
+import {
+  clock,
+  type Entry,
+  ENTRY_OVERHEAD,
+  FileCache,
+} from "../../lib/middleware/_static_cache.ts";
+import { withDeadline } from "../_deadline.ts";
 import {
   APP_JS,
   BIG_SIZE,
@@ -209,19 +215,15 @@ Deno.test({
   ignore: !fixture.fifo,
   async fn() {
     const get = setup({ cache: false });
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error("the FIFO request hung")), 5000);
-    });
-    try {
-      for (const name of ["fifo", "fifo.txt"]) {
-        const res = await Promise.race([get(`/static/${name}`), timeout]);
-        assert.equal(res.status, 404);
-        const head = await Promise.race([get(`/static/${name}`, { method: "HEAD" }), timeout]);
-        assert.equal(head.status, 404);
-      }
-    } finally {
-      clearTimeout(timer);
+    for (const name of ["fifo", "fifo.txt"]) {
+      const res = await withDeadline(get(`/static/${name}`), 5_000, `GET ${name} (a FIFO)`);
+      assert.equal(res.status, 404);
+      const head = await withDeadline(
+        get(`/static/${name}`, { method: "HEAD" }),
+        5_000,
+        `HEAD ${name} (a FIFO)`,
+      );
+      assert.equal(head.status, 404);
     }
   },
 });
@@ -631,6 +633,10 @@ async function fetchText(app: ReturnType<typeof chain>, path: string) {
 
 Deno.test("staticFiles() serves a changed file within the revalidation bound", async () => {
   const { dir, remove } = scratch();
+  // The bound is a matter of time: the cache's clock is moved past it, not slept through.
+  const realNow = clock.now;
+  let now = realNow();
+  clock.now = () => now;
   try {
     Deno.writeTextFileSync(`${dir}/a.txt`, "one");
     Deno.utimeSync(`${dir}/a.txt`, 1_000_000, 1_000_000);
@@ -648,14 +654,18 @@ Deno.test("staticFiles() serves a changed file within the revalidation bound", a
       (soon.text === "one" && soon.etag === first.etag) ||
         (soon.text === "two!" && soon.etag !== first.etag),
     );
-    await new Promise((resolve) => setTimeout(resolve, 350));
+    now += 299;
+    const edge = await fetchText(app, "/a.txt");
+    assert.equal(edge.etag, soon.etag, "1 ms before the bound the same version is served");
+    now += 1;
     const later = await fetchText(app, "/a.txt");
     assert.equal(later.text, "two!");
     assert.notEqual(later.etag, first.etag);
     Deno.removeSync(`${dir}/a.txt`);
-    await new Promise((resolve) => setTimeout(resolve, 350));
+    now += 300;
     assert.equal((await fetchText(app, "/a.txt")).status, 404);
   } finally {
+    clock.now = realNow;
     remove();
   }
 });

@@ -12,7 +12,8 @@ import {
   type WebSocketHandlers,
   type WebSocketOptions,
 } from "../../lib/middleware/websocket.ts";
-import { clientFrame, handshake, within } from "../conformance/websocket_cases.ts";
+import { clientFrame, handshake } from "../conformance/websocket_cases.ts";
+import { eventually, withDeadline } from "../_deadline.ts";
 
 const QUIET = { port: 0, hostname: "127.0.0.1", onListen() {} };
 
@@ -89,7 +90,7 @@ async function withServer(
   try {
     await fn(`ws://127.0.0.1:${server.addr.port}/ws`, server);
   } finally {
-    await server.shutdown();
+    await withDeadline(server.shutdown(), 10_000, "server.shutdown()");
   }
 }
 
@@ -108,25 +109,15 @@ async function open(
   const closed = new Promise<[number, string]>((resolve) => {
     client.on("close", (code: number, reason: Buffer) => resolve([code, reason.toString()]));
   });
-  await within(
-    10_000,
-    "open",
+  await withDeadline(
     new Promise<void>((resolve, reject) => {
       client.once("open", () => resolve());
       client.once("error", reject);
     }),
+    10_000,
+    "open",
   );
   return { client, messages, closed };
-}
-
-async function eventually(what: string, check: () => boolean, ms = 5_000): Promise<void> {
-  await within(
-    ms,
-    what,
-    (async () => {
-      while (!check()) await new Promise((resolve) => setTimeout(resolve, 5));
-    })(),
-  );
 }
 
 Deno.test("websocket() echoes text and binary to the npm ws client", async () => {
@@ -172,10 +163,10 @@ Deno.test("websocket() serves 200 ws clients × 1,000 messages without loss or r
       client.close();
       await closed;
     };
-    await within(
+    await withDeadline(
+      Promise.all(Array.from({ length: 200 }, (_, c) => run(c))),
       120_000,
       "200 × 1,000",
-      Promise.all(Array.from({ length: 200 }, (_, c) => run(c))),
     );
     await eventually("every onClose", () => seen.closes.length === 200);
   });
@@ -268,7 +259,9 @@ async function rawUpgrade(port: number): Promise<Deno.TcpConn> {
   const conn = await Deno.connect({ port, hostname: "127.0.0.1" });
   await conn.write(new TextEncoder().encode(handshake("/ws")));
   const buffer = new Uint8Array(1024);
-  const n = await conn.read(buffer);
+  const n = await withDeadline(conn.read(buffer), 5_000, "the 101 response", {
+    onTimeout: () => conn.close(),
+  });
   const head = new TextDecoder().decode(buffer.subarray(0, n ?? 0));
   assert.match(head, /^HTTP\/1\.1 101 /);
   assert.ok(head.endsWith("\r\n\r\n"), "nothing but the head arrives before a frame");
@@ -292,7 +285,7 @@ Deno.test("websocket() on Deno: invalid UTF-8 drops the connection without 1007"
     // RFC 6455 §8.1: a text message that is not UTF-8 fails the connection. Deno 2.9 drops it
     // without a close frame (no 1007; the peer sees 1006), as websocket()'s docs say.
     await conn.write(clientFrame(0x1, new Uint8Array([0xce, 0xba, 0xe1, 0xbd, 0xf4, 0x90])));
-    const rest = await within(10_000, "the end of the connection", readAll(conn));
+    const rest = await withDeadline(readAll(conn), 10_000, "the end of the connection");
     conn.close();
     if (rest.byteLength > 0) {
       // Should Deno start sending the close frame, it must carry 1007.
@@ -349,10 +342,14 @@ Deno.test("websocket() sockets close with 1001 on shutdown() and on abort, to ws
     const url = `ws://127.0.0.1:${server.addr.port}/ws`;
     const clients = await Promise.all([open(url), open(url), open(url)]);
     if (how === "abort") controller.abort();
-    else await server.shutdown();
-    await server.finished;
+    else await withDeadline(server.shutdown(), 10_000, "server.shutdown()");
+    await withDeadline(server.finished, 10_000, "server.finished");
     for (const { closed } of clients) {
-      assert.deepEqual(await within(5_000, "close", closed), [1001, "Server shutting down"], how);
+      assert.deepEqual(
+        await withDeadline(closed, 5_000, "close"),
+        [1001, "Server shutting down"],
+        how,
+      );
     }
     await eventually("onClose", () => seen.closes.length === 3);
     assert.deepEqual(seen.closes.map(([code]) => code), [1001, 1001, 1001]);
@@ -369,7 +366,7 @@ Deno.test("websocket() idleTimeout: Deno pings, then closes a silent peer with 1
     client.on("ping", () => pings.push(Date.now()));
     // A raw peer never answers.
     const conn = await rawUpgrade(server.addr.port);
-    const rest = await within(10_000, "the idle close", readAll(conn));
+    const rest = await withDeadline(readAll(conn), 10_000, "the idle close");
     conn.close();
     assert.equal(rest[0], 0x89, "a ping first");
     const close = rest.indexOf(0x88);
@@ -491,6 +488,6 @@ Deno.test("websocket() upgrades over TLS (wss, HTTP/1.1 via ALPN)", async () => 
     client.close(1000);
     assert.deepEqual(await closed, [1000, ""]);
   } finally {
-    await server.shutdown();
+    await withDeadline(server.shutdown(), 10_000, "server.shutdown()");
   }
 });

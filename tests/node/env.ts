@@ -1,7 +1,6 @@
 // The Node side of the conformance suite's Env: the npm build imported by its package name,
 // curl through child_process, a TLS-trusting fetch (undici with the test CA, HTTP/2 via ALPN
 // like Deno's fetch) and the `ws` client as env.WebSocket (Node 20 has no global WebSocket).
-import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Agent, fetch as undiciFetch } from "undici";
@@ -15,6 +14,8 @@ import {
   type Env,
   parseCurl,
 } from "../conformance/suite.ts";
+import { withDeadline } from "../_deadline.ts";
+import { runChild } from "./_child.ts";
 
 const fixtures = new URL("../fixtures/tls/", import.meta.url);
 export const caFile = fileURLToPath(new URL("cert.pem", fixtures));
@@ -22,33 +23,23 @@ export const cert = readFileSync(caFile, "utf8");
 export const key = readFileSync(new URL("key.pem", fixtures), "utf8");
 
 /** Runs curl with the suite's output flags. */
-export function curl(args: string[]): Promise<CurlResult> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      "curl",
-      [...CURL_FLAGS, ...args],
-      { encoding: "buffer", maxBuffer: 64 * 1024 * 1024 },
-      (error, stdout, stderr) => {
-        if (error) {
-          reject(
-            new Error(`curl ${args.join(" ")} failed: ${stderr.toString()}`),
-          );
-        } else resolve(parseCurl(new TextDecoder().decode(stdout)));
-      },
-    );
+export async function curl(args: string[]): Promise<CurlResult> {
+  const { success, stdout, stderr } = await runChild("curl", {
+    args: [...CURL_FLAGS, ...args],
+    deadlineMs: 30_000, // curl's own --max-time is 20 s
   });
+  if (!success) {
+    throw new Error(`curl ${args.join(" ")} failed: ${new TextDecoder().decode(stderr)}`);
+  }
+  return parseCurl(new TextDecoder().decode(stdout));
 }
 
 const agent = new Agent({ connect: { ca: cert }, allowH2: true });
 
 /** fetch() that trusts the test certificate and speaks HTTP/2 where ALPN offers it. */
 export function fetchTls(url: string, init?: RequestInit): Promise<Response> {
-  return undiciFetch(
-    url,
-    { ...init, dispatcher: agent } as never,
-  ) as unknown as Promise<
-    Response
-  >;
+  const response = undiciFetch(url, { ...init, dispatcher: agent } as never);
+  return withDeadline(response as unknown as Promise<Response>, 20_000, `a response from ${url}`);
 }
 
 /** The Env plus what the Node runner adds (the ws client). */
@@ -75,7 +66,11 @@ export function startEnv(): { env: NodeEnv; stop(): Promise<void> } {
   return {
     env,
     async stop() {
-      await Promise.all([plain.shutdown(), tls.shutdown()]);
+      await withDeadline(
+        Promise.all([plain.shutdown(), tls.shutdown()]),
+        10_000,
+        "the conformance servers to shut down",
+      );
     },
   };
 }

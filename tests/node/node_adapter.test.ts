@@ -15,15 +15,18 @@ import { describe, test } from "vitest";
 import { WebSocket } from "ws";
 import * as weft from "weft";
 import * as wsgi from "weft/wsgi";
+import { eventually, withDeadline } from "../_deadline.ts";
 import { cert, curl, key } from "./env.ts";
 import { RUNTIME_DIFFERENCES, type RuntimeDifferenceName } from "./runtime_differences.ts";
 
 const QUIET = { hostname: "127.0.0.1", port: 0, onListen() {} };
 
-// GET /wait: answers only once request.signal aborts; `onAbort` runs then.
-function waiting(onAbort: () => void) {
+// GET /wait: answers only once request.signal aborts; `onAbort` runs then, `onArrive` when the
+// request reaches the handler.
+function waiting(onAbort: () => void, onArrive: () => void = () => {}) {
   return weft.get("/wait", (ctx) =>
     new Promise<Response>((resolve) => {
+      onArrive();
       ctx.req.signal.addEventListener("abort", () => {
         onAbort();
         resolve(new Response("too late"));
@@ -63,7 +66,7 @@ async function withServer(
       server,
     );
   } finally {
-    await server.shutdown();
+    await withDeadline(server.shutdown(), 10_000, "server.shutdown()");
   }
 }
 
@@ -73,17 +76,23 @@ function flag(name: RuntimeDifferenceName): string {
 }
 
 function rawRequest(port: number, text: string): Promise<Socket> {
-  return new Promise((resolve, reject) => {
-    const socket = connect({ port, host: "127.0.0.1" }, () => {
-      socket.write(text);
-      resolve(socket);
-    });
-    socket.once("error", reject);
-  });
+  let socket: Socket | undefined;
+  return withDeadline(
+    new Promise((resolve, reject) => {
+      socket = connect({ port, host: "127.0.0.1" }, () => {
+        socket!.write(text);
+        resolve(socket!);
+      });
+      socket.once("error", reject);
+    }),
+    5_000,
+    `a connection to port ${port}`,
+    { onTimeout: () => socket?.destroy() },
+  );
 }
 
 function readUntil(socket: Socket, pattern: RegExp): Promise<string> {
-  return new Promise((resolve, reject) => {
+  const read = new Promise<string>((resolve, reject) => {
     let seen = "";
     const onData = (chunk: Buffer) => {
       seen += chunk.toString("latin1");
@@ -98,19 +107,9 @@ function readUntil(socket: Socket, pattern: RegExp): Promise<string> {
       () => reject(new Error(`closed before ${pattern}: ${seen}`)),
     );
   });
-}
-
-function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  return Promise.race([
-    promise,
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`Timed out after ${ms} ms: ${what}`)),
-        ms,
-      );
-    }),
-  ]).finally(() => clearTimeout(timer));
+  return withDeadline(read, 10_000, `${pattern} on the socket`, {
+    onTimeout: () => socket.destroy(),
+  });
 }
 
 // Everything the server sends on `socket` until it closes the connection; rejects with what
@@ -194,8 +193,43 @@ function gatedUpload(): { app: weft.App; startReading: () => void } {
   return { app, startReading };
 }
 
-// Writes `count` chunks honouring drain, lets the app start reading after 500 ms, and returns
-// how many bytes the client could write before that.
+// GET `path`: holds each request in its handler until release(); `reached` once one arrives.
+function heldRoute(path: string, body: string) {
+  let arrive!: () => void, release!: () => void;
+  const reached = new Promise<void>((resolve) => arrive = resolve);
+  const released = new Promise<void>((resolve) => release = resolve);
+  const route = weft.get(path, async () => {
+    arrive();
+    await released;
+    return new Response(body);
+  });
+  return { route, reached, release };
+}
+
+// Resolves with `read()` once it has kept its value for STILL_TURNS event-loop turns in a row.
+// Client and server share this process: when neither has anything left to do (the client waits
+// for a 'drain' that only the server's reading would bring, or the server for one the client's
+// would), nothing changes any more. A missing backpressure never settles, or settles too high.
+const STILL_TURNS = 50;
+async function settled(read: () => number, what: string): Promise<number> {
+  return await withDeadline(
+    (async () => {
+      for (let still = 0, last = read(); still < STILL_TURNS;) {
+        await new Promise((resolve) => setImmediate(resolve));
+        const now = read();
+        still = now === last ? still + 1 : 0;
+        last = now;
+      }
+      return read();
+    })(),
+    10_000,
+    what,
+  );
+}
+
+// Writes `count` chunks honouring drain, lets the app start reading once the client has
+// stalled, and returns how many bytes the client could write before that. `wire()` counts the
+// bytes the connection has sent: HTTP/2 moves a 1 MiB chunk in many window-sized steps.
 async function writtenBeforeReading(
   sink: {
     write(chunk: Uint8Array): boolean;
@@ -205,6 +239,7 @@ async function writtenBeforeReading(
   chunk: Uint8Array,
   count: number,
   startReading: () => void,
+  wire: () => number,
 ): Promise<number> {
   let written = 0;
   const pump = (async () => {
@@ -216,7 +251,7 @@ async function writtenBeforeReading(
     }
     sink.end();
   })();
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  await settled(() => written + wire(), "the unread upload to stall");
   const beforeReading = written;
   startReading();
   await pump;
@@ -271,7 +306,7 @@ describe("requests", () => {
         assert.deepEqual(await proxied.json(), { got: "through" });
       });
     } finally {
-      await upstream.shutdown();
+      await withDeadline(upstream.shutdown(), 10_000, "upstream.shutdown()");
     }
   });
 
@@ -349,17 +384,19 @@ describe("requests", () => {
   test("request.signal aborts when the client goes away mid-request", async () => {
     let aborted!: () => void;
     const seen = new Promise<void>((resolve) => aborted = resolve);
+    let arrived!: () => void;
+    const reached = new Promise<void>((resolve) => arrived = resolve);
     const app = weft.router([
-      waiting(() => aborted()),
+      waiting(() => aborted(), () => arrived()),
     ]);
     await withServer(app, async (_base, server) => {
       const socket = await rawRequest(
         server.addr.port,
         "GET /wait HTTP/1.1\r\nhost: localhost\r\n\r\n",
       );
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await withDeadline(reached, 5_000, "the request to reach its handler");
       socket.destroy();
-      await within(5_000, "request.signal to abort", seen);
+      await withDeadline(seen, 5_000, "request.signal to abort");
     });
   });
 
@@ -388,6 +425,7 @@ describe("requests", () => {
         chunk,
         totalMiB,
         startReading,
+        () => req.socket?.bytesWritten ?? 0,
       );
       assert.ok(
         beforeReading <= 24 * chunk.byteLength,
@@ -412,7 +450,7 @@ describe("requests", () => {
       );
       await readUntil(socket, /tick\n/);
       socket.destroy();
-      await within(5_000, "the body stream to be cancelled", cancel);
+      await withDeadline(cancel, 5_000, "the body stream to be cancelled");
     });
   });
 
@@ -631,9 +669,8 @@ describe("responses", () => {
         "GET /firehose HTTP/1.1\r\nhost: localhost\r\n\r\n",
       );
       socket.pause(); // never read: the kernel buffers fill, then Node's, then nothing is pulled
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      const stalled = pulled;
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      const stalled = await settled(() => pulled, "the unread response to stop being pulled");
+      await settled(() => pulled, "the unread response to stay stalled");
       assert.ok(
         stalled * chunk.byteLength < 64 * 1024 * 1024,
         `${stalled} chunks pulled`,
@@ -753,6 +790,7 @@ describe("HTTP/2 streams", () => {
         chunk,
         32,
         startReading,
+        () => session.socket.bytesWritten,
       );
       assert.ok(
         beforeReading <= 8 * chunk.byteLength,
@@ -770,21 +808,27 @@ describe("HTTP/2 streams", () => {
     const abort = new Promise<void>((resolve) => aborted = resolve);
     let cancelled!: () => void;
     const cancel = new Promise<void>((resolve) => cancelled = resolve);
+    let arrived!: () => void;
+    const reached = new Promise<void>((resolve) => arrived = resolve);
     const app = weft.router([
-      waiting(() => aborted()),
+      waiting(() => aborted(), () => arrived()),
       endless(() => cancelled()),
     ]);
     await withSession(app, async (session) => {
       const waiting = session.request({ ":path": "/wait" });
       waiting.on("error", () => {});
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await withDeadline(reached, 5_000, "the stream to reach its handler");
       waiting.close(http2.constants.NGHTTP2_CANCEL);
-      await within(5_000, "request.signal to abort", abort);
+      await withDeadline(abort, 5_000, "request.signal to abort");
       const endless = session.request({ ":path": "/endless" });
       endless.on("error", () => {});
-      await new Promise((resolve) => endless.once("data", resolve));
+      await withDeadline(
+        new Promise((resolve) => endless.once("data", resolve)),
+        5_000,
+        "the first tick",
+      );
       endless.close(http2.constants.NGHTTP2_CANCEL);
-      await within(5_000, "the body stream to be cancelled", cancel);
+      await withDeadline(cancel, 5_000, "the body stream to be cancelled");
     });
   });
 
@@ -800,7 +844,7 @@ describe("HTTP/2 streams", () => {
       });
       const continued = new Promise<void>((resolve) => stream.once("continue", resolve));
       const result = answer(stream);
-      await within(5_000, "the 100 response", continued);
+      await withDeadline(continued, 5_000, "the 100 response");
       stream.end("after continue");
       assert.deepEqual(await result, { status: 200, body: "after continue" });
       const refused = session.request({
@@ -907,19 +951,17 @@ describe("limits and shutdown", () => {
         ip.addr.port > 0,
         "an IP literal host is bound when serve() returns",
       );
-      await ip.shutdown();
+      await withDeadline(ip.shutdown(), 10_000, "ip.shutdown()");
     } finally {
-      await server.shutdown();
+      await withDeadline(server.shutdown(), 10_000, "server.shutdown()");
     }
   });
 
   test("shutdown() closes idle keep-alive connections and finishes busy ones with Connection: close", async () => {
+    const held = heldRoute("/slow", "slow");
     const app = weft.router([
       weft.get("/quick", () => new Response("quick")),
-      weft.get("/slow", async () => {
-        await new Promise((resolve) => setTimeout(resolve, 300));
-        return new Response("slow");
-      }),
+      held.route,
     ]);
     const server = weft.serve(app, QUIET);
     const idle = await rawRequest(
@@ -932,24 +974,21 @@ describe("limits and shutdown", () => {
       server.addr.port,
       "GET /slow HTTP/1.1\r\nhost: localhost\r\n\r\n",
     );
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await withDeadline(held.reached, 5_000, "the busy request to reach its handler");
     const started = Date.now();
     const closing = server.shutdown();
-    await within(2_000, "the idle connection to close", idleClosed);
-    const answer = await readUntil(busy, /slow$/);
+    await withDeadline(idleClosed, 2_000, "the idle connection to close");
+    held.release();
+    const answer = await withDeadline(readUntil(busy, /slow$/), 5_000, "the busy answer");
     assert.match(answer, /connection: close/i);
-    await within(5_000, "shutdown()", closing);
-    await server.finished;
+    await withDeadline(closing, 5_000, "shutdown()");
+    await withDeadline(server.finished, 5_000, "server.finished");
     assert.ok(Date.now() - started < 3_000);
   });
 
   test("an HTTP/2 session gets GOAWAY on shutdown; its open stream still completes", async () => {
-    const app = weft.router([
-      weft.get("/slow", async () => {
-        await new Promise((resolve) => setTimeout(resolve, 300));
-        return new Response("h2 slow");
-      }),
-    ]);
+    const held = heldRoute("/slow", "h2 slow");
+    const app = weft.router([held.route]);
     const server = weft.serve(app, QUIET);
     const session = http2.connect(`http://127.0.0.1:${server.addr.port}`);
     const goaway = new Promise<void>((resolve) => session.once("goaway", () => resolve()));
@@ -958,12 +997,13 @@ describe("limits and shutdown", () => {
     stream.setEncoding("utf8");
     stream.on("data", (chunk: string) => body += chunk);
     const ended = new Promise<void>((resolve) => stream.once("end", () => resolve()));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await withDeadline(held.reached, 5_000, "the stream to reach its handler");
     const closing = server.shutdown();
-    await within(2_000, "GOAWAY", goaway);
-    await within(5_000, "the stream to end", ended);
+    await withDeadline(goaway, 2_000, "GOAWAY");
+    held.release();
+    await withDeadline(ended, 5_000, "the stream to end");
     assert.equal(body, "h2 slow");
-    await within(5_000, "shutdown()", closing);
+    await withDeadline(closing, 5_000, "shutdown()");
     session.close();
   });
 });
@@ -1154,7 +1194,7 @@ describe("files", () => {
         ]);
         assert.equal(res.headers.get("etag"), expected);
       } finally {
-        await server.shutdown();
+        await withDeadline(server.shutdown(), 10_000, "server.shutdown()");
       }
     } finally {
       rmSync(root, { recursive: true, force: true });
@@ -1192,11 +1232,8 @@ describe("websockets", () => {
       });
       const serverPing = new Promise<void>((resolve) => client.once("ping", () => resolve()));
       client.ping();
-      await within(5_000, "the server's ping", serverPing);
-      const deadline = Date.now() + 5_000;
-      while (!frames.includes("pong") && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+      await withDeadline(serverPing, 5_000, "the server's ping");
+      await eventually("the pong frame to reach onMessage", () => frames.includes("pong"));
       assert.deepEqual(frames.slice(0, 2), ["ping", "pong"]);
       client.close();
     });
@@ -1216,7 +1253,7 @@ describe("websockets", () => {
       const part = new Uint8Array(800);
       client.send(part, { fin: false, binary: true });
       client.send(part, { fin: false, binary: true }); // 1,600 bytes, message not finished
-      assert.equal(await within(5_000, "the 1009 close", closed), 1009);
+      assert.equal(await withDeadline(closed, 5_000, "the 1009 close"), 1009);
     });
   });
 });

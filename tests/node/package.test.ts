@@ -1,30 +1,21 @@
 // The package as npm will publish it: publint (strict) and Are the Types Wrong (ESM only) on
 // npm/, run here so that CI counts them with the other tests.
-import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import assert from "node:assert/strict";
 import { test } from "vitest";
+import { runChild } from "./_child.ts";
 
 const npmDir = fileURLToPath(new URL("../../npm", import.meta.url));
 const bin = (name: string) => fileURLToPath(new URL(`node_modules/.bin/${name}`, import.meta.url));
 
-function run(
+// Within vitest's 60 s test timeout, so that a hung tool is killed and named.
+async function run(
   command: string,
   args: string[],
 ): Promise<{ code: number; output: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      command,
-      args,
-      { maxBuffer: 16 * 1024 * 1024 },
-      (error, stdout, stderr) => {
-        resolve({
-          code: error ? Number(error.code ?? 1) : 0,
-          output: stdout + stderr,
-        });
-      },
-    );
-  });
+  const { code, stdout, stderr } = await runChild(command, { args, deadlineMs: 50_000 });
+  const decoder = new TextDecoder();
+  return { code: code ?? 1, output: decoder.decode(stdout) + decoder.decode(stderr) };
 }
 
 test("publint --strict finds nothing in npm/", async () => {

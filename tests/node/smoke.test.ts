@@ -1,35 +1,34 @@
 // The npm package the way a user gets it: `npm pack` npm/, install the tarball into a scratch
 // project, import every entry point from plain Node (no vitest transform), serve and fetch,
 // and run the template compiler through its `weft-templates` bin.
-import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import assert from "node:assert/strict";
 import { afterAll, beforeAll, test } from "vitest";
+import { runChild } from "./_child.ts";
 
 const npmDir = fileURLToPath(new URL("../../npm", import.meta.url));
 const manifest = JSON.parse(readFileSync(join(npmDir, "package.json"), "utf8"));
 let project: string;
 
-function run(command: string, args: string[], cwd: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      command,
-      args,
-      { cwd, maxBuffer: 16 * 1024 * 1024 },
-      (error, stdout, stderr) => {
-        if (error) {
-          reject(
-            new Error(
-              `${command} ${args.join(" ")} failed:\n${stdout}${stderr}`,
-            ),
-          );
-        } else resolve(stdout);
-      },
+// Deadlines stay below vitest's timeouts (60 s a test, 120 s a hook), so that a hung npm is
+// killed and named rather than left running.
+async function run(
+  command: string,
+  args: string[],
+  cwd: string,
+  deadlineMs = 50_000,
+): Promise<string> {
+  const { success, stdout, stderr } = await runChild(command, { args, cwd, deadlineMs });
+  const decoder = new TextDecoder();
+  if (!success) {
+    throw new Error(
+      `${command} ${args.join(" ")} failed:\n${decoder.decode(stdout)}${decoder.decode(stderr)}`,
     );
-  });
+  }
+  return decoder.decode(stdout);
 }
 
 beforeAll(async () => {
@@ -57,6 +56,7 @@ beforeAll(async () => {
       "--no-package-lock",
     ],
     project,
+    100_000,
   );
 });
 

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { RadixTree } from "../../mod.ts";
 import { GITHUB_API, samplePath } from "../../bench/_routes.ts";
+import { runChild } from "../_child.ts";
 
 // The generated matcher's source starts like this; the fallback calls RadixTree.find().
 const isCompiled = (find: unknown) => String(find).startsWith("(m,p)=>");
@@ -157,11 +158,10 @@ Deno.test("router() falls back to the tree where code generation from strings is
     const res = await app.fetch(new Request("http://localhost/u/42"));
     console.log(res.status, await res.text());
   `;
-  const { code: exit, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+  const { code: exit, stdout, stderr } = await runChild(Deno.execPath(), {
+    what: "deno eval without code generation from strings",
     args: ["eval", "--v8-flags=--disallow-code-generation-from-strings", code],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
+  });
   const decoder = new TextDecoder();
   assert.equal(exit, 0, decoder.decode(stderr));
   assert.equal(decoder.decode(stdout).trim(), "200 42");

@@ -2,16 +2,17 @@
 // package): a page served from 127.0.0.1 renders every XSS corpus payload in text, quoted
 // attributes, RCDATA and a URL path; no dialog may open, no script may run, no element, event
 // handler or request may appear beyond the template's own. Chromium comes from Debian
-// (`apt-get install -y chromium`); set WEFT_CHROMIUM to use another binary, or
-// WEFT_SKIP_BROWSER=1 to report this test as ignored. The whole test is bounded in time.
+// (`apt-get install chromium`; tests/_browser.ts says what happens without it). Chromium, every
+// DevTools reply and every page event are bounded in time.
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
 import { compileTemplate } from "../../lib/template/mod.ts";
+import { browserTest } from "../_browser.ts";
+import { spawnChild } from "../_child.ts";
+import { withDeadline } from "../_deadline.ts";
 import { readPayloads } from "./_xss_payloads.ts";
 
-const CHROMIUM = Deno.env.get("WEFT_CHROMIUM") ?? "/usr/bin/chromium";
-const SKIP = Deno.env.get("WEFT_SKIP_BROWSER") === "1";
 const DEADLINE_MS = 60_000;
+const REPLY_MS = 15_000;
 
 const PAGE = `<!doctype html>
 <html>
@@ -108,14 +109,26 @@ class Cdp {
         this.onEvent(data);
       }
     };
+    // Chromium gone (its deadline passed, or it crashed): no reply will come.
+    socket.onclose = () => {
+      for (const pending of this.#pending.values()) {
+        pending.reject(new Error("The DevTools connection closed"));
+      }
+      this.#pending.clear();
+    };
   }
 
   static async connect(url: string): Promise<Cdp> {
     const socket = new WebSocket(url);
-    await new Promise((resolve, reject) => {
-      socket.onopen = resolve;
-      socket.onerror = () => reject(new Error(`Cannot connect to ${url}`));
-    });
+    await withDeadline(
+      new Promise((resolve, reject) => {
+        socket.onopen = resolve;
+        socket.onerror = () => reject(new Error(`Cannot connect to ${url}`));
+      }),
+      REPLY_MS,
+      `the DevTools connection to ${url}`,
+      { onTimeout: () => socket.close() },
+    );
     return new Cdp(socket);
   }
 
@@ -126,20 +139,27 @@ class Cdp {
   ): Promise<Record<string, unknown>> {
     const id = this.#next++;
     this.#socket.send(JSON.stringify({ id, method, params, sessionId }));
-    return new Promise((resolve, reject) => {
+    const reply = new Promise<Record<string, unknown>>((resolve, reject) => {
       this.#pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+    });
+    return withDeadline(reply, REPLY_MS, `the DevTools reply to ${method}`, {
+      onTimeout: () => this.#pending.delete(id),
     });
   }
 
   waitFor(method: string): Promise<void> {
     if (this.events.some((e) => e.method === method)) return Promise.resolve();
-    return new Promise((resolve) => {
-      const previous = this.onEvent;
-      this.onEvent = (event) => {
-        previous(event);
-        if (event.method === method) resolve();
-      };
-    });
+    return withDeadline(
+      new Promise((resolve) => {
+        const previous = this.onEvent;
+        this.onEvent = (event) => {
+          previous(event);
+          if (event.method === method) resolve();
+        };
+      }),
+      REPLY_MS,
+      `the DevTools event ${method}`,
+    );
   }
 
   close(): void {
@@ -147,12 +167,7 @@ class Cdp {
   }
 }
 
-async function browserTest(): Promise<void> {
-  assert.ok(
-    existsSync(CHROMIUM),
-    `Chromium is missing at ${CHROMIUM}: install it with "apt-get install -y chromium", ` +
-      "point WEFT_CHROMIUM at a binary, or set WEFT_SKIP_BROWSER=1 to skip this test",
-  );
+async function xssCorpusInChromium(executable: string): Promise<void> {
   const payloads = readPayloads().map((p) => p.payload);
   const code = compileTemplate(PAGE, { file: "browser_page.html" });
   const { render } = await import(
@@ -175,7 +190,8 @@ async function browserTest(): Promise<void> {
   });
   const origin = `http://127.0.0.1:${server.addr.port}`;
   const profile = await Deno.makeTempDir({ prefix: "weft_chromium_" });
-  const chromium = new Deno.Command(CHROMIUM, {
+  const chromium = spawnChild(executable, {
+    what: "Chromium",
     args: [
       "--no-sandbox",
       "--headless",
@@ -195,29 +211,21 @@ async function browserTest(): Promise<void> {
       `--user-data-dir=${profile}`,
       "about:blank",
     ],
-    stdin: "null",
     stdout: "null",
     stderr: "piped",
-  }).spawn();
-  const timer = setTimeout(() => {
-    try {
-      chromium.kill("SIGKILL");
-    } catch { /* already gone */ }
-  }, DEADLINE_MS);
+    deadlineMs: DEADLINE_MS,
+  });
   let cdp: Cdp | undefined;
   try {
     // 1. The DevTools endpoint, from Chromium's stderr.
-    const lines = chromium.stderr.pipeThrough(new TextDecoderStream()).getReader();
-    let output = "";
-    let endpoint: string | undefined;
-    while (endpoint === undefined) {
-      const { value, done } = await lines.read();
-      if (done) throw new Error(`Chromium exited before listening:\n${output}`);
-      output += value;
-      endpoint = /DevTools listening on (ws:\/\/\S+)/.exec(output)?.[1];
-    }
-    lines.releaseLock();
-    chromium.stderr.cancel().catch(() => {});
+    const [, endpoint] = await chromium.waitForOutput(
+      "stderr",
+      /DevTools listening on (ws:\/\/\S+)/,
+      {
+        ms: 30_000,
+        what: "Chromium to print its DevTools endpoint",
+      },
+    );
 
     // 2. A page with the hooks installed before its own content.
     cdp = await Cdp.connect(endpoint);
@@ -281,35 +289,20 @@ async function browserTest(): Promise<void> {
     assert.deepEqual([...new Set(controlReport.calls)].sort(), ["alert(1)", "alert(2)"]);
     await cdp.send("Browser.close").catch(() => {});
   } finally {
-    clearTimeout(timer);
     cdp?.close();
-    // Let Chromium close its own child processes; kill it only if it does not exit.
-    const exited = await Promise.race([
-      chromium.status.then(() => true),
-      new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 5_000)),
-    ]);
-    if (!exited) {
-      try {
-        chromium.kill("SIGKILL");
-      } catch { /* already gone */ }
+    try {
+      // Browser.close lets Chromium end its own child processes: signal it only if it lingers.
+      await chromium.stop({ waitOnly: true });
+    } finally {
+      stop.abort();
+      await withDeadline(server.finished, 10_000, "the page server to close");
+      await Deno.remove(profile, { recursive: true }).catch(() => {});
     }
-    await chromium.status;
-    stop.abort();
-    await server.finished;
-    await Deno.remove(profile, { recursive: true }).catch(() => {});
   }
 }
 
-if (SKIP) {
-  Deno.test({
-    name: "headless Chromium: XSS corpus runs no script (ignored: WEFT_SKIP_BROWSER=1)",
-    ignore: true,
-    fn: () => {},
-  });
-} else {
-  Deno.test({
-    name: "headless Chromium: the XSS corpus page opens no dialog and runs no script",
-    sanitizeResources: false,
-    fn: browserTest,
-  });
-}
+browserTest({
+  name: "headless Chromium: the XSS corpus page opens no dialog and runs no script",
+  sanitizeResources: false,
+  fn: xssCorpusInChromium,
+});

@@ -1,17 +1,17 @@
 // The CLI, run as users run it: `deno run -A lib/template/cli.ts <dir> …` on a temp folder.
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
+import { runChild, spawnChild } from "../_child.ts";
 
 const CLI = fileURLToPath(new URL("../../lib/template/cli.ts", import.meta.url));
 const decoder = new TextDecoder();
 
 async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+  const { code, stdout, stderr } = await runChild(Deno.execPath(), {
+    what: `the template CLI ${args.join(" ")}`,
     args: ["run", "-A", "--no-lock", CLI, ...args],
-    stdout: "piped",
-    stderr: "piped",
     env: { NO_COLOR: "1" },
-  }).output();
+  });
   return { code, stdout: decoder.decode(stdout), stderr: decoder.decode(stderr) };
 }
 
@@ -134,42 +134,34 @@ Deno.test("cli.ts rejects bad arguments with exit code 2 and prints usage", asyn
 
 Deno.test("cli.ts --watch compiles again when a template changes", async () => {
   await withTemplates({ "a.html": "<p>{{one}}</p>\n" }, async (dir) => {
-    const child = new Deno.Command(Deno.execPath(), {
+    const child = spawnChild(Deno.execPath(), {
+      what: "the template CLI --watch",
       args: ["run", "-A", "--no-lock", CLI, dir, "--watch"],
       stdout: "piped",
       stderr: "piped",
       env: { NO_COLOR: "1" },
-    }).spawn();
-    const deadline = setTimeout(() => child.kill("SIGKILL"), 20_000); // bounded, whatever happens
-    const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-    let seen = "";
-    const waitFor = async (text: string) => {
-      while (!seen.includes(text)) {
-        const { value, done } = await reader.read();
-        if (done) throw new Error(`watch ended before printing ${JSON.stringify(text)}: ${seen}`);
-        seen += value;
-      }
-    };
+      deadlineMs: 30_000,
+    });
     try {
-      await waitFor("Watching");
-      seen = "";
+      await child.waitForOutput("stdout", /Watching/, { ms: 20_000, what: "the watch to start" });
+      const since = child.output.stdout.length;
       // The watcher may take a moment to be armed: touch the template until it reacts.
       const touch = setInterval(() => {
         Deno.writeTextFileSync(`${dir}/a.html`, "<p>{{two}}</p>\n");
       }, 300);
       try {
         Deno.writeTextFileSync(`${dir}/a.html`, "<p>{{two}}</p>\n");
-        await waitFor("(1 written)");
+        await child.waitForOutput("stdout", /\(1 written\)/, {
+          ms: 20_000,
+          what: "a compile after the change",
+          since,
+        });
       } finally {
         clearInterval(touch);
       }
       assert.match(await Deno.readTextFile(`${dir}/a.ts`), /two: Printable;/);
     } finally {
-      clearTimeout(deadline);
-      child.kill("SIGINT");
-      await reader.cancel();
-      await child.stderr.cancel();
-      await child.status;
+      await child.stop();
     }
   });
 });

@@ -2,6 +2,7 @@
 // must survive code generation byte for byte.
 import assert from "node:assert/strict";
 import { compileTemplate, INVALID_URL, safeUrl, unsafeHtml } from "../../lib/template/mod.ts";
+import { runChild } from "../_child.ts";
 
 // deno-lint-ignore no-explicit-any
 type Render = (data: any) => string;
@@ -165,11 +166,12 @@ Deno.test("long static text is printed in deno fmt's form", async () => {
   try {
     await Deno.writeTextFile(`${dir}/t.ts`, code);
     for (const width of ["80", "100"]) {
-      const { code: exit } = await new Deno.Command(Deno.execPath(), {
+      const { code: exit } = await runChild(Deno.execPath(), {
+        what: `deno fmt --check at width ${width}`,
         args: ["fmt", "--check", "--no-config", "--line-width", width, `${dir}/t.ts`],
         stdout: "null",
         stderr: "null",
-      }).output();
+      });
       assert.equal(exit, 0, `width ${width}`);
     }
   } finally {

@@ -18,6 +18,7 @@ import * as nullable from "./golden/nullable.ts";
 import * as nav from "./golden/parts/nav.ts";
 import * as rawAndUrls from "./golden/raw_and_urls.ts";
 import * as home from "../../examples/templates/home.ts";
+import { runChild } from "../_child.ts";
 
 const GOLDEN = fileURLToPath(new URL("./golden/", import.meta.url));
 const EXAMPLES = fileURLToPath(new URL("../../examples/templates/", import.meta.url));
@@ -64,21 +65,21 @@ Deno.test("generated modules are already formatted at deno fmt's widths 80, 100 
     .map((entry) => `${GOLDEN}${entry.name}`);
   files.push(`${GOLDEN}parts/nav.ts`, `${EXAMPLES}home.ts`);
   for (const width of ["80", "100", "120"]) {
-    const { code, stderr } = await new Deno.Command(Deno.execPath(), {
+    const { code, stderr } = await runChild(Deno.execPath(), {
+      what: `deno fmt --check at width ${width}`,
       args: ["fmt", "--check", "--no-config", "--line-width", width, ...files],
       stdout: "null",
-      stderr: "piped",
-    }).output();
+    });
     assert.equal(code, 0, `width ${width}: ${new TextDecoder().decode(stderr)}`);
   }
 });
 
 Deno.test("generated modules pass deno lint", async () => {
-  const { code, stderr } = await new Deno.Command(Deno.execPath(), {
+  const { code, stderr } = await runChild(Deno.execPath(), {
+    what: "deno lint on the golden modules",
     args: ["lint", "--no-config", GOLDEN, `${EXAMPLES}home.ts`],
     stdout: "null",
-    stderr: "piped",
-  }).output();
+  });
   assert.equal(code, 0, new TextDecoder().decode(stderr));
 });
 

@@ -4,16 +4,18 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { typeCases } from "./type_cases.ts";
+import { runChild } from "../_child.ts";
 
 const CASES = new URL("./type_cases.ts", import.meta.url);
 
 Deno.test("type_cases.ts type-checks with its @ts-expect-error directives", async () => {
   assert.equal(typeof typeCases, "function");
-  const { code, stderr } = await new Deno.Command(Deno.execPath(), {
+  const { code, stderr } = await runChild(Deno.execPath(), {
+    what: "deno check on type_cases.ts",
     args: ["check", "--quiet", fileURLToPath(CASES)],
     stdout: "null",
-    stderr: "piped",
-  }).output();
+    deadlineMs: 120_000,
+  });
   assert.equal(code, 0, new TextDecoder().decode(stderr));
 });
 
@@ -28,12 +30,12 @@ Deno.test("every @ts-expect-error in type_cases.ts marks a real type error", asy
   const dir = await Deno.makeTempDir();
   try {
     await Deno.writeTextFile(`${dir}/type_cases.ts`, stripped);
-    const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+    const { code, stdout, stderr } = await runChild(Deno.execPath(), {
+      what: "deno check on type_cases.ts without its directives",
       args: ["check", "--no-config", "--no-lock", `${dir}/type_cases.ts`],
-      stdout: "piped",
-      stderr: "piped",
       env: { NO_COLOR: "1" },
-    }).output();
+      deadlineMs: 120_000,
+    });
     const output = new TextDecoder().decode(stdout) + new TextDecoder().decode(stderr);
     assert.notEqual(code, 0, "the cases must fail to type-check without the directives");
     const errors = output.match(/^TS\d+ \[ERROR\]/gm)?.length ?? 0;

@@ -1,6 +1,7 @@
 // Test helpers for the WSGI tests: environ objects, a minimal synchronous server loop that
 // obeys PEP 3333 (iterate, then always close), and a fixture tree built in a temp directory.
 import type { Environ, FileWrapper, WsgiApp, WsgiErrors } from "../../wsgi/mod.ts";
+import { runChild } from "../_child.ts";
 
 export const encoder = new TextEncoder();
 export const decoder = new TextDecoder();
@@ -143,7 +144,7 @@ export function pattern(size: number): Uint8Array {
  *       …         canary files (etc/passwd, boot.ini, .htaccess, …) at every ancestor level
  * ```
  */
-export function buildFixture(): Fixture {
+export async function buildFixture(): Promise<Fixture> {
   const base = Deno.makeTempDirSync({ prefix: "weft_wsgi_" });
   const root = `${base}/l1/l2/static`;
   Deno.mkdirSync(`${root}/nested/deep`, { recursive: true });
@@ -196,7 +197,7 @@ export function buildFixture(): Fixture {
   Deno.symlinkSync(`${base}/canary.txt`, `${root}/link_absolute.txt`);
   Deno.symlinkSync("missing.txt", `${root}/link_dangling.txt`);
   // a FIFO: opening it would block, so it must never be opened
-  const mkfifo = new Deno.Command("mkfifo", { args: [`${root}/fifo`] }).outputSync();
+  const mkfifo = await runChild("mkfifo", { args: [`${root}/fifo`], deadlineMs: 10_000 });
   if (!mkfifo.success) throw new Error("Cannot create the FIFO fixture: mkfifo failed");
   return { base, root, remove: () => Deno.removeSync(base, { recursive: true }) };
 }

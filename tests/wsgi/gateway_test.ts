@@ -391,7 +391,7 @@ Deno.test("toFetchHandler() rethrows excInfo once the headers were sent", async 
 });
 
 Deno.test("toFetchHandler() runs StaticMiddleware: 200, 304, HEAD, 405 and fall-through", async () => {
-  const fixture = buildFixture();
+  const fixture = await buildFixture();
   try {
     const app = validator(StaticMiddleware(validator(fallbackApp()), fixture.root, "/static"));
     const handler = toFetchHandler(app);

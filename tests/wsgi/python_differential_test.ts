@@ -5,6 +5,7 @@
 // exposes (docs/architecture.md, decision 5).
 import assert from "node:assert/strict";
 import { StaticMiddleware, validator } from "../../wsgi/mod.ts";
+import { runChild } from "../_child.ts";
 import { call, fallbackApp, latin1, makeEnviron, pattern } from "./_harness.ts";
 
 const PYTHON = `
@@ -45,16 +46,11 @@ async function python(
   names: string[],
   mode: "exact" | "ms",
 ): Promise<Record<string, Expected>> {
-  const child = new Deno.Command("python3", {
+  const output = await runChild("python3", {
+    what: "python3 hashing the fixtures",
     args: ["-c", PYTHON, root, mode],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(JSON.stringify(names)));
-  await writer.close();
-  const output = await child.output();
+    input: JSON.stringify(names),
+  });
   if (!output.success) throw new Error(new TextDecoder().decode(output.stderr));
   return JSON.parse(new TextDecoder().decode(output.stdout));
 }
@@ -139,13 +135,14 @@ Deno.test("StaticMiddleware() on Deno hashes a sub-millisecond mtime at millisec
   const root = Deno.makeTempDirSync({ prefix: "weft_wsgi_py_ns_" });
   try {
     Deno.writeTextFileSync(`${root}/precise.txt`, "nanoseconds");
-    const set = new Deno.Command("python3", {
+    const set = await runChild("python3", {
+      what: "python3 setting a nanosecond mtime",
       args: [
         "-c",
         "import os, sys; os.utime(sys.argv[1], ns=(1700000000123456789, 1700000000123456789))",
         `${root}/precise.txt`,
       ],
-    }).outputSync();
+    });
     assert.ok(set.success);
     const [exact, truncated] = [
       (await python(root, ["precise.txt"], "exact"))["precise.txt"],

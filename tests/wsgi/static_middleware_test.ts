@@ -15,7 +15,7 @@ import {
   pattern,
 } from "./_harness.ts";
 
-const fixture = buildFixture();
+const fixture = await buildFixture();
 const { root, base } = fixture;
 globalThis.addEventListener("unload", () => fixture.remove());
 

@@ -11,7 +11,7 @@ const CORPUS = new URL(
   import.meta.url,
 );
 const payloads = Deno.readTextFileSync(CORPUS).split("\n").filter((line) => line !== "");
-const fixture = buildFixture();
+const fixture = await buildFixture();
 globalThis.addEventListener("unload", () => fixture.remove());
 
 let realPasswd = "";
