@@ -3,12 +3,31 @@ import * as weft from "../../mod.ts";
 import * as wsgi from "../../wsgi/mod.ts";
 import { runChild } from "../_child.ts";
 import { withDeadline } from "../_deadline.ts";
-import { appCases } from "./app_cases.ts";
-import { middlewareCases } from "./middleware_cases.ts";
-import { routerCases } from "./router_cases.ts";
-import { staticCases } from "./static_cases.ts";
-import { websocketCases } from "./websocket_cases.ts";
 import { cases, conformanceApp, CURL_FLAGS, type Env, parseCurl } from "./suite.ts";
+
+type Case = (env: Env) => Promise<void>;
+
+// Every exported case table of every *_cases.ts, as the Node runner globs them, so that a new
+// case file runs on both runtimes.
+async function caseTables(): Promise<Record<string, Case>> {
+  const all: Record<string, Case> = { ...cases };
+  const names = [];
+  for await (const entry of Deno.readDir(new URL(".", import.meta.url))) {
+    if (entry.isFile && entry.name.endsWith("_cases.ts")) names.push(entry.name);
+  }
+  for (const name of names.sort()) {
+    const module = await import(new URL(name, import.meta.url).href);
+    for (const value of Object.values(module)) {
+      if (typeof value !== "object" || value === null || Array.isArray(value)) continue;
+      const table = value as Record<string, unknown>;
+      const entries = Object.values(table);
+      if (entries.length > 0 && entries.every((entry) => typeof entry === "function")) {
+        Object.assign(all, table as Record<string, Case>);
+      }
+    }
+  }
+  return all;
+}
 
 const fixtures = new URL("../fixtures/tls/", import.meta.url);
 const caFile = new URL("cert.pem", fixtures).pathname;
@@ -43,16 +62,7 @@ Deno.test("conformance on Deno", async (t) => {
       withDeadline(fetch(url, { ...init, client }), 20_000, `a response from ${url}`),
   };
   try {
-    for (
-      const [name, run] of Object.entries({
-        ...cases,
-        ...appCases,
-        ...middlewareCases,
-        ...routerCases,
-        ...staticCases,
-        ...websocketCases,
-      })
-    ) {
+    for (const [name, run] of Object.entries(await caseTables())) {
       await t.step(name, () => run(env));
     }
   } finally {

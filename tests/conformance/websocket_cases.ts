@@ -506,7 +506,7 @@ export const websocketCases: Record<string, (env: Env) => Promise<void>> = {
           raw.write(handshake("/ws"));
           assert.equal((await raw.response()).status, 101);
           for (const frame of frames) raw.write(frame);
-          const close = await within(10_000, "the close", raw.closeFrame());
+          const close = await withDeadline(raw.closeFrame(), 10_000, "the close");
           if (close !== null) assert.equal(close.code, 1008);
           // Deno drops a closing socket on the next data frame, before its close frame went out.
           else assert.ok(isDeno, "only Deno may end the connection without a 1008 close frame");
@@ -764,7 +764,7 @@ export const websocketCases: Record<string, (env: Env) => Promise<void>> = {
         const raw = await RawClient.open(port);
         try {
           raw.write(handshake(path, { origin }));
-          const res = await within(10_000, `${path} from ${origin}`, raw.response());
+          const res = await withDeadline(raw.response(), 10_000, `${path} from ${origin}`);
           assert.equal(res.status, status, `${path} from ${origin}`);
           if (status === 403) {
             assert.equal(res.headers.get("content-type"), "application/problem+json");

@@ -118,7 +118,7 @@ function readToClose(socket: Socket, ms: number): Promise<string> {
   let seen = "";
   socket.on("data", (chunk: Buffer) => seen += chunk.toString("latin1"));
   const closed = new Promise<string>((resolve) => socket.once("close", () => resolve(seen)));
-  return within(ms, "the server to close the connection", closed).catch((error) => {
+  return withDeadline(closed, ms, "the server to close the connection").catch((error) => {
     socket.destroy();
     throw new Error(`${error.message}; received: ${seen.slice(0, 300)}`);
   });
@@ -708,7 +708,7 @@ describe("responses", () => {
           `GET ${path} HTTP/1.1\r\nhost: localhost\r\n\r\n` +
             "GET /next HTTP/1.1\r\nhost: localhost\r\n\r\n",
         );
-        const seen = await within(3_000, path, readUntil(socket, /NEXT RESPONSE$/));
+        const seen = await withDeadline(readUntil(socket, /NEXT RESPONSE$/), 3_000, path);
         socket.destroy();
         const [first, second] = seen.split(/(?=HTTP\/1\.1 )/);
         assert.match(first, new RegExp(`content-length: ${body.length}\r\n`, "i"), path);
@@ -771,10 +771,14 @@ describe("HTTP/2 streams", () => {
         const stream = session.request({ ":path": path });
         stream.on("error", () => {});
         stream.resume();
-        await within(3_000, `${path} to close`, new Promise((r) => stream.once("close", r)));
+        await withDeadline(new Promise((r) => stream.once("close", r)), 3_000, `${path} to close`);
         assert.equal(stream.rstCode, NGHTTP2_INTERNAL_ERROR, path);
       }
-      const next = await within(3_000, "/next", answer(session.request({ ":path": "/next" })));
+      const next = await withDeadline(
+        answer(session.request({ ":path": "/next" })),
+        3_000,
+        "/next",
+      );
       assert.deepEqual(next, { status: 200, body: "NEXT RESPONSE" });
     });
   });
@@ -1022,7 +1026,7 @@ describe("timeouts", () => {
   function closes(socket: Socket, what: string): Promise<void> {
     socket.resume();
     const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
-    return within(3_000, what, closed).finally(() => socket.destroy());
+    return withDeadline(closed, 3_000, what).finally(() => socket.destroy());
   }
 
   function open(port: number): Promise<Socket> {
@@ -1079,8 +1083,12 @@ describe("timeouts", () => {
       session.on("error", () => {});
       const stream = session.request({ ":path": "/" });
       stream.resume();
-      await within(3_000, "the HTTP/2 response", new Promise((r) => stream.once("end", r)));
-      await within(3_000, "the idle session to close", new Promise((r) => session.once("close", r)))
+      await withDeadline(new Promise((r) => stream.once("end", r)), 3_000, "the HTTP/2 response");
+      await withDeadline(
+        new Promise((r) => session.once("close", r)),
+        3_000,
+        "the idle session to close",
+      )
         .finally(() => session.destroy());
     } finally {
       await server.shutdown();
@@ -1101,7 +1109,11 @@ describe("timeouts", () => {
         ALPNProtocols: ["http/1.1"],
       });
       tls.on("error", () => {});
-      await within(3_000, "the TLS handshake", new Promise((r) => tls.once("secureConnect", r)));
+      await withDeadline(
+        new Promise((r) => tls.once("secureConnect", r)),
+        3_000,
+        "the TLS handshake",
+      );
       tls.write("GET / HTTP/1.1\r\nhost: localhost\r\n");
       await closes(tls as unknown as Socket, "a TLS connection with half a head to close");
     } finally {
@@ -1147,11 +1159,11 @@ describe("files", () => {
           }
         });
         const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
-        await within(10_000, "the first MiB", oneMiB);
+        await withDeadline(oneMiB, 10_000, "the first MiB");
         // 2. the file shrinks under the server's feet; the client reads on
         truncateSync(file, MiB);
         socket.resume();
-        await within(10_000, "the server to close the connection", closed).finally(() =>
+        await withDeadline(closed, 10_000, "the server to close the connection").finally(() =>
           socket.destroy()
         );
         assert.ok(received < 64 * MiB, `${received} bytes received`);
