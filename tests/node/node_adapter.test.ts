@@ -180,7 +180,7 @@ function gatedUpload(): { app: weft.App; startReading: () => void } {
   const gate = new Promise<void>((resolve) => startReading = resolve);
   // ctx.req's body obeys the body limit: this upload of 64 MiB is allowed by bodyLimit().
   const app = weft.chain(
-    [weft.bodyLimit(128 * 1024 * 1024)],
+    [weft.bodyLimit(128 * 1024 * 1024, { chunked: "stream" })],
     weft.router([
       weft.post("/slow", async (ctx) => {
         await gate;
