@@ -30,7 +30,13 @@ export const NODE_ESM_BANNER =
 interface Budget {
   name: string;
   measure: (ctx: { project: () => Promise<string> }) => Promise<number>;
+  /** The size to reach (the anchor's); reported, and enforced once it is met. */
   budget: number;
+  /**
+   * Until the budget is met: the size CI enforces so that nothing grows while the gap is
+   * closed (the figure measured when the ceiling was set, plus about 2 %).
+   */
+  ceiling?: number;
   anchor: string;
 }
 
@@ -40,6 +46,7 @@ export const BUDGETS: readonly Budget[] = [
     name: "Deno core (deno bundle: chain, get, router, serve)",
     measure: () => denoBundleSize(`${CORE} from "${ROOT}/mod.ts";`),
     budget: 5_971,
+    ceiling: 7_670,
     anchor: "hono/tiny measured the same way: 5,951 B; goal 5,000 B",
   },
   {
@@ -48,6 +55,7 @@ export const BUDGETS: readonly Budget[] = [
       { project },
     ) => (await esbuildNodeSize(await project(), `${CORE} from "weft";`)),
     budget: 13_948,
+    ceiling: 15_000,
     anchor: "hono/tiny + @hono/node-server's serve measured the same way; goal 10,000 B",
   },
   {
@@ -208,11 +216,12 @@ if (import.meta.main) {
   let failed = false;
   const rows = [];
   try {
-    for (const { name, measure, budget, anchor } of BUDGETS) {
+    for (const { name, measure, budget, ceiling, anchor } of BUDGETS) {
       const gzip = await measure({ project });
       const ok = gzip <= budget;
-      failed ||= !ok;
-      rows.push({ name, gzip, budget, ok, anchor });
+      const held = gzip <= (ceiling ?? budget);
+      failed ||= !held;
+      rows.push({ name, gzip, budget, ceiling, ok, held, anchor });
     }
   } finally {
     await esbuild.stop();
@@ -221,8 +230,13 @@ if (import.meta.main) {
   if (Deno.args.includes("--json")) console.log(JSON.stringify(rows, null, 2));
   else {
     for (const r of rows) {
+      const gap = r.ok || r.ceiling === undefined
+        ? ""
+        : `; NOT MET by ${r.gzip - r.budget} B, CI holds the ceiling of ${r.ceiling} B`;
       console.log(
-        `${r.ok ? "ok  " : "OVER"} ${r.name}: ${r.gzip} B gzip, budget ${r.budget} B (${r.anchor})`,
+        `${
+          r.ok ? "ok  " : r.held ? "gap " : "OVER"
+        } ${r.name}: ${r.gzip} B gzip, budget ${r.budget} B (${r.anchor})${gap}`,
       );
     }
   }

@@ -225,6 +225,39 @@ export const appCases: Record<string, Case> = {
     assert.equal(res.status, 200);
   },
 
+  async "a guard on ctx.decodedPath sees the path the router matches; /%61dmin is /admin"(env) {
+    const { chain, get, HttpError, router } = env.weft;
+    const guard: Weft.Middleware = (ctx, next) => {
+      if (ctx.decodedPath.startsWith("/admin")) throw new HttpError(403, "admins only");
+      return next();
+    };
+    const app = chain(
+      [guard],
+      router([
+        get("/admin/panel", (ctx) => ctx.json({ raw: ctx.path, route: ctx.route })),
+        get("/files/:name", (ctx) => ctx.json({ name: ctx.params.name, path: ctx.decodedPath })),
+      ]),
+    );
+    await withServer(env, app, async (base) => {
+      for (const path of ["/admin/panel", "/%61dmin/panel", "/%61%64%6d%69%6e/panel"]) {
+        const res = await fetch(base + path);
+        assert.equal(res.status, 403, path);
+        await res.body?.cancel();
+      }
+      // %2F stays encoded in the decoded path, so a segment keeps its boundaries
+      const res = await fetch(base + "/files/a%2Fb");
+      assert.deepEqual(await res.json(), { name: "a/b", path: "/files/a%2Fb" });
+      const bad = await fetch(base + "/files/%E0%A4%A");
+      assert.equal(bad.status, 400);
+      await bad.body?.cancel();
+    });
+    const open = router([
+      get("/admin/panel", (ctx) => ctx.json({ raw: ctx.path, route: ctx.route })),
+    ]);
+    const res = await open.fetch(new Request("http://localhost/%61dmin/panel"));
+    assert.deepEqual(await res.json(), { raw: "/%61dmin/panel", route: "/admin/panel" });
+  },
+
   async "a Host that is not host[:port] gets 400 and never chooses the route"(env) {
     const { get, router } = env.weft;
     const app = router([
