@@ -205,7 +205,13 @@ function dispatch(
   closer: Closable,
   upgrade: Upgrade | undefined,
 ): Response | Promise<Response> {
-  const raw = incoming.rawHeaders;
+  let raw = incoming.rawHeaders;
+  // RFC 9110 §7.8: an Upgrade in an HTTP/1.0 request is ignored (and RFC 6455 §4.1 asks for
+  // HTTP/1.1), so such a request reaches the app without it and is never upgraded.
+  if (upgrade !== undefined && (incoming.httpVersionMajor < 1 || incoming.httpVersionMinor < 1)) {
+    raw = raw.filter((_, i) => !/^(?:upgrade|connection)$/i.test(raw[i - (i % 2)]));
+    upgrade = undefined;
+  }
   return handle(
     state,
     { method, url: incoming.url ?? "/", target: undefined, raw, http2: false },

@@ -1223,6 +1223,23 @@ describe("websockets", () => {
   };
   const websocket = (weft as WithWebSocket).websocket;
 
+  test("an HTTP/1.0 handshake is never upgraded: its Upgrade is ignored (RFC 9110 §7.8)", async () => {
+    const app = weft.router([weft.get("/ws", websocket({ onMessage() {} }))]);
+    await withServer(app, async (_base, server) => {
+      for (const version of ["HTTP/1.0", ""]) {
+        const socket = await rawRequest(
+          server.addr.port,
+          `GET /ws${version ? " " + version : ""}\r\nHost: x\r\nUpgrade: websocket\r\n` +
+            "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n" +
+            "Sec-WebSocket-Version: 13\r\n\r\n",
+        );
+        const seen = await readToClose(socket, 5_000);
+        assert.doesNotMatch(seen, /^HTTP\/1\.1 101/, version || "no version");
+        assert.match(seen, /^HTTP\/1\.[01] 4\d\d /, version || "no version");
+      }
+    });
+  });
+
   test(`${flag("webSocketPingPong")} pings and pongs reach onMessage; ping() sends one`, async () => {
     const frames: string[] = [];
     const app = weft.router([
