@@ -139,14 +139,6 @@ export const fs: RuntimeFs = {
       return null;
     }
   },
-  async openRange(path, start, end) {
-    const file = await fsp.open(path, "r");
-    return rangeStream(file, start, end, () => file.close().catch(() => {}));
-  },
-  async readFile(path) {
-    const bytes = await fsp.readFile(path);
-    return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  },
   openSync(path): SyncFile {
     const fd = openSync(path, "r");
     let closed = false;

@@ -155,12 +155,6 @@ export function upgradeWebSocket(
   const handlers = events(socket);
   const response = new Response(null, { status: 200 });
   Object.defineProperty(response, "status", { value: 101 }); // undici refuses 101 in `new Response`
-  if (options.headers) {
-    for (const [name, value] of options.headers) {
-      if (name === "set-cookie") response.headers.append(name, value);
-      else response.headers.set(name, value);
-    }
-  }
   PENDING.set(response, {
     upgrade,
     options,

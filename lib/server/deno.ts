@@ -62,37 +62,6 @@ export const fs: RuntimeFs = {
       return null;
     }
   },
-  async openRange(path, start, end) {
-    const file = await Deno.open(path, { read: true });
-    if (start > 0) await file.seek(start, Deno.SeekMode.Start);
-    let remaining = end - start + 1;
-    if (start === 0 && remaining >= (await file.stat()).size) return file.readable;
-    // Bounded read of a byte range: pull chunks until `remaining` bytes went out.
-    return new ReadableStream<Uint8Array>({
-      type: "bytes",
-      async pull(controller) {
-        const buffer = new Uint8Array(Math.min(remaining, 65_536));
-        const n = await file.read(buffer);
-        if (n === null || n === 0) {
-          file.close();
-          controller.close();
-          return;
-        }
-        remaining -= n;
-        controller.enqueue(buffer.subarray(0, n));
-        if (remaining <= 0) {
-          file.close();
-          controller.close();
-        }
-      },
-      cancel() {
-        file.close();
-      },
-    });
-  },
-  readFile(path) {
-    return Deno.readFile(path);
-  },
   openSync(path): SyncFile {
     const file = Deno.openSync(path, { read: true });
     let closed = false;
@@ -378,12 +347,6 @@ export function upgradeWebSocket(
     const error = (event as ErrorEvent).error;
     handlers.onError(error ?? new Error((event as ErrorEvent).message ?? "WebSocket error"));
   };
-  if (options.headers) {
-    for (const [name, value] of options.headers) {
-      if (name === "set-cookie") response.headers.append(name, value);
-      else response.headers.set(name, value);
-    }
-  }
   return response;
 }
 
@@ -416,7 +379,6 @@ export function writeStderr(line: string): void {
  * (so bundlers can drop what an app does not use); this object proves they fit the interface.
  */
 export const runtime: Runtime = {
-  name: "deno",
   serve,
   upgradeWebSocket,
   fs,

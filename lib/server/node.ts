@@ -167,7 +167,6 @@ export function writeStderr(line: string): void {
  * (so bundlers can drop what an app does not use); this object proves they fit the interface.
  */
 export const runtime: Runtime = {
-  name: "node",
   serve,
   upgradeWebSocket,
   fs,

@@ -128,10 +128,6 @@ export interface RuntimeFs {
   realPath(path: string): Promise<string | null>;
   /** Synchronous {@linkcode RuntimeFs.realPath}. */
   realPathSync(path: string): string | null;
-  /** Streams bytes `start` to `end` inclusive of a file; never reads it whole into memory. */
-  openRange(path: string, start: number, end: number): Promise<ReadableStream<Uint8Array>>;
-  /** Reads a whole (small) file. */
-  readFile(path: string): Promise<Uint8Array>;
   /** Opens a file for synchronous positional reads. */
   openSync(path: string): SyncFile;
   /**
@@ -157,8 +153,6 @@ export interface RuntimeUpgradeOptions {
    * disables it.
    */
   idleTimeout?: number;
-  /** Extra headers for the 101 response (set by middleware before the upgrade). */
-  headers?: Headers;
   /**
    * The connection info that the adapter's `serve()` handed to the fetch function with this
    * request (`ctx.info`). The adapter uses it to find the server the request arrived on, so that
@@ -212,8 +206,6 @@ export interface RuntimeSocketEvents {
 
 /** The whole runtime interface. */
 export interface Runtime {
-  /** The runtime's name, for documentation of behaviour that differs. */
-  readonly name: "deno" | "node";
   /** Starts an HTTP server (HTTP/1.1; HTTP/2 via ALPN with TLS; h2c where the runtime allows). */
   serve(fetch: FetchFunction, options: RuntimeServeOptions): RuntimeServer;
   /**
