@@ -33,15 +33,20 @@ export function setErrorReporter(next: ErrorReporter | undefined): void {
   reporter = next ?? defaultReporter;
 }
 
-/** Turns a thrown value into a response: an HttpError's own status, else a 500 without details. */
-export function recover(ctx: Context, error: unknown): Response {
-  if (error instanceof HttpError) return error.toResponse();
+/** Records an error on the context and hands it to the reporter (it never throws). */
+export function report(ctx: Context, error: unknown): void {
   ctx.error = error;
   try {
     reporter(error, ctx);
   } catch {
     // A failing reporter must not turn one error into two.
   }
+}
+
+/** Turns a thrown value into a response: an HttpError's own status, else a 500 without details. */
+export function recover(ctx: Context, error: unknown): Response {
+  if (error instanceof HttpError) return error.toResponse();
+  report(ctx, error);
   return problem({ status: 500 });
 }
 

@@ -1,6 +1,6 @@
 // One upgraded WebSocket as handlers see it: the runtime socket behind WebSocketConnection,
 // and the runtime's events turned into handler calls that run one at a time, in order.
-import { recover } from "../_app.ts";
+import { report } from "../_app.ts";
 import type { Context } from "../context.ts";
 import type { RuntimeSocket, RuntimeSocketEvents } from "../server/types.ts";
 import type {
@@ -198,14 +198,14 @@ export class Connection implements WebSocketConnection {
   #report(error: unknown): void {
     const onError = this.#handlers.onError;
     if (onError === undefined) {
-      recover(this.ctx, error);
+      report(this.ctx, error);
       return;
     }
     try {
       const result = onError(this, error) as unknown;
-      if (result instanceof Promise) result.catch((failure) => recover(this.ctx, failure));
+      if (result instanceof Promise) result.catch((failure) => report(this.ctx, failure));
     } catch (failure) {
-      recover(this.ctx, failure);
+      report(this.ctx, failure);
     }
   }
 }
