@@ -153,14 +153,50 @@ export const KNOWN_ISSUES: Record<string, string> = {
 /** Counts of known-issue matches in this process, by id. */
 export const knownCounts: Record<string, number> = {};
 
+// The heads of the requests in `text`, in order: each head up to its blank line (CRLF or bare
+// LF, RFC 9112 §2.2), its body skipped by Content-Length or chunked framing.
+function requestHeads(text: string): string[] {
+  const heads: string[] = [];
+  let pos = 0;
+  while (pos < text.length && heads.length < 64) {
+    const blank = /\r?\n\r?\n/g;
+    blank.lastIndex = pos;
+    const end = blank.exec(text);
+    if (end === null) break;
+    const head = text.slice(pos, end.index);
+    heads.push(head);
+    pos = end.index + end[0].length;
+    const fields = head.split(/\r?\n/).slice(1);
+    const value = (name: string) =>
+      fields.find((f) => f.toLowerCase().startsWith(name + ":"))?.slice(name.length + 1).trim();
+    if (/chunked/i.test(value("transfer-encoding") ?? "")) {
+      for (;;) {
+        const line = text.indexOf("\n", pos);
+        if (line === -1) return heads;
+        const size = parseInt(text.slice(pos, line), 16);
+        pos = line + 1;
+        if (!(size > 0)) {
+          const trailer = text.indexOf("\n", pos);
+          pos = trailer === -1 ? text.length : trailer + 1;
+          break;
+        }
+        pos += size + 2;
+      }
+    } else {
+      const length = Number(value("content-length") ?? 0);
+      pos += Number.isSafeInteger(length) && length > 0 ? length : 0;
+    }
+  }
+  return heads;
+}
+
 // The Sec-WebSocket-Key of request `index` in the bytes sent, when that request is a valid
 // RFC 6455 §4.1 handshake (GET, Upgrade: websocket, Connection: upgrade, version 13, a key of
 // 16 bytes); undefined otherwise.
 function handshakeKey(c: Http1Case, index: number): string | undefined {
-  const text = Buffer.concat(c.chunks).toString("latin1");
-  const head = text.split("\r\n\r\n").filter((part) => /^\S+ \S/.test(part))[index];
+  const head = requestHeads(Buffer.concat(c.chunks).toString("latin1"))[index];
   if (head === undefined) return undefined;
-  const [line, ...fields] = head.split("\r\n");
+  const [line, ...fields] = head.split(/\r?\n/);
   if (!/^GET \S+ HTTP\/1\.1$/.test(line)) return undefined;
   const headers = new Map<string, string[]>();
   for (const field of fields) {
