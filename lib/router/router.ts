@@ -6,12 +6,13 @@
  */
 import { createApp, settle } from "../_app.ts";
 import type { Context } from "../context.ts";
+import type { HttpError } from "../http/http_error.ts";
 import { problem } from "../http/problem.ts";
 import { sameOriginPath } from "../http/same_origin_path.ts";
 import type { App, Handler, Params } from "../types.ts";
 import { parsePattern, type PathParams } from "./pattern.ts";
 import { RadixTree } from "./radix.ts";
-import { decodePath, restoreParam } from "./_path.ts";
+import { restoreParam } from "./_path.ts";
 
 /** A route definition made by {@linkcode route} or a method constructor. */
 export interface Route {
@@ -272,12 +273,9 @@ export function router(routes: readonly Route[], options: RouterOptions = {}): A
       encoded = path.includes("%");
       if (encoded) {
         try {
-          path = decodePath(path);
-        } catch {
-          return problem({
-            status: 400,
-            detail: "The request path has a malformed percent-encoding",
-          });
+          path = ctx.decodedPath;
+        } catch (error) {
+          return (error as HttpError).toResponse(); // a malformed escape: 400
         }
         match = find(method, path);
       }
