@@ -1,10 +1,12 @@
 // Starts the fuzz app (app.js) in a child process on either runtime, over a fresh static
 // fixture: Deno's serve() with mod.ts, or the npm build on Node (built first when missing).
+import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { buildStaticFixture } from "../fixtures/static/fixture.ts";
-import { denoPath, REPO, type ServerProcess, startServer } from "./server_process.ts";
+import { formatReport, fuzz } from "./fuzz.ts";
+import { denoPath, findH2Python, REPO, type ServerProcess, startServer } from "./server_process.ts";
 
 /** The runtimes a server can run on. */
 export type RuntimeName = "deno" | "node";
@@ -54,4 +56,45 @@ export async function startFuzzServer(runtime: RuntimeName, lifetimeMs: number):
       }
     },
   };
+}
+
+/**
+ * The short fuzz run that `deno test` (fuzz_test.ts) and vitest (tests/node/fuzz.test.ts) make:
+ * 2,000 requests or 20 s against the fuzz app on `runtime`. Throws, naming the seed, when the
+ * server died or a case broke the oracle; HTTP/2 is required when WEFT_REQUIRE_H2=1.
+ */
+export async function shortFuzz(
+  runtime: RuntimeName,
+  seed: number,
+  failureDir: string,
+  env: (name: string) => string | undefined,
+): Promise<void> {
+  const python = findH2Python();
+  if (python === null && env("WEFT_REQUIRE_H2") === "1") {
+    throw new Error(
+      "Cannot fuzz HTTP/2: no python3 can import hpack and hyperframe (apt-get install python3-h2)",
+    );
+  }
+  const { server, stop } = await startFuzzServer(runtime, 120_000);
+  try {
+    const report = await fuzz({
+      label: runtime,
+      port: server.port,
+      seed,
+      requests: 2_000,
+      seconds: 20,
+      python,
+      alive: () => server.alive(),
+      failureDir,
+    });
+    console.log(formatReport(report));
+    assert.ok(report.healthy, `${report.healthDetail} (seed ${seed})\n${server.output()}`);
+    assert.deepEqual(
+      report.findings.map((f) => `${f.protocol} ${f.index}: ${f.reasons.join("; ")}`),
+      [],
+      `seed ${seed}`,
+    );
+  } finally {
+    await stop();
+  }
 }
