@@ -132,19 +132,21 @@ function misdeclared(): weft.App {
   const ten = new TextEncoder().encode("x".repeat(10));
   const declared = (n: number) => ({ headers: { "content-length": `${n}` } });
   const later = () => new Promise((resolve) => setTimeout(resolve, 20));
+  // 20 bytes in two chunks, 20 ms apart, under a declared length of `n`
+  const twoChunks = (n: number) =>
+    new Response(
+      new ReadableStream({
+        async start(controller) {
+          controller.enqueue(ten);
+          await later();
+          controller.enqueue(ten);
+          controller.close();
+        },
+      }),
+      declared(n),
+    );
   return weft.router([
-    weft.get("/short", () =>
-      new Response(
-        new ReadableStream({
-          async start(controller) {
-            controller.enqueue(ten);
-            await later();
-            controller.enqueue(ten);
-            controller.close();
-          },
-        }),
-        declared(100),
-      )),
+    weft.get("/short", () => twoChunks(100)),
     weft.get("/broken", () =>
       new Response(
         new ReadableStream({
@@ -157,18 +159,7 @@ function misdeclared(): weft.App {
         declared(100),
       )),
     weft.get("/one", () => new Response(ReadableStream.from([ten]), declared(100))),
-    weft.get("/long", () =>
-      new Response(
-        new ReadableStream({
-          async start(controller) {
-            controller.enqueue(ten);
-            await later();
-            controller.enqueue(ten);
-            controller.close();
-          },
-        }),
-        declared(15),
-      )),
+    weft.get("/long", () => twoChunks(15)),
     weft.get("/wrong", () => new Response("abc", declared(10))),
     weft.get("/next", () => new Response("NEXT RESPONSE")),
   ]);
