@@ -108,6 +108,8 @@ if (family === "weft-await" || family === "weft-async") {
   for (const name of names) {
     app.addHook("onRequest", async () => {});
     if (setHeader) {
+      // Fastify's async-hook form (a promise instead of done()), as users write it
+      // deno-lint-ignore require-await
       app.addHook("onSend", async (_request, reply, payload) => {
         reply.header(name, "1");
         return payload;
