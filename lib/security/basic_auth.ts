@@ -42,6 +42,9 @@ type Parsed =
   | { kind: "credentials"; username: string; password: string };
 
 function parse(header: string | null): Parsed {
+  if (header !== null && header.length === 5 && header.toLowerCase() === "basic") {
+    return { kind: "malformed", detail: "The Basic credentials are empty" };
+  }
   // RFC 9110 §11.1: the scheme is case-insensitive, followed by one or more spaces.
   if (header === null || header.length < 6 || header.slice(0, 6).toLowerCase() !== "basic ") {
     return { kind: "missing" };
