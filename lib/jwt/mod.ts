@@ -164,8 +164,19 @@ function keyResolver(options: JwtOptions): Uint8Array | CryptoKey | JWK | JWTVer
     return options.key;
   }
   const jwks = options.jwks!;
-  if (typeof jwks === "string" || jwks instanceof URL) return createRemoteJWKSet(new URL(jwks));
-  return createLocalJWKSet(jwks);
+  if (typeof jwks !== "string" && !(jwks instanceof URL)) return createLocalJWKSet(jwks);
+  const remote = createRemoteJWKSet(new URL(jwks));
+  return async function remoteKey(header, token) {
+    try {
+      return await remote(header, token);
+    } catch (error) {
+      if (describe(error) !== undefined) throw error; // no key for this token: the token's fault
+      // the key set could not be fetched or read: the server's problem, not the token's
+      throw new HttpError(503, "The key set to verify the token is not available", {
+        cause: error,
+      });
+    }
+  };
 }
 
 // What each failure of jose's verification tells the client (RFC 6750 §3.1 invalid_token).
@@ -180,7 +191,7 @@ function describe(error: unknown): string | undefined {
       if (claim === "iss") return "The token's issuer is not accepted";
       if (claim === "aud") return "The token's audience is not accepted";
       if (claim === "iat") return "The token's issue time is not valid";
-      return `The token's "${claim}" claim is missing or not valid`;
+      return `The token's ${claim} claim is missing or not valid`;
     }
     case "ERR_JOSE_ALG_NOT_ALLOWED":
       return "The token's algorithm is not allowed";
@@ -261,12 +272,6 @@ export function jwt(options: JwtOptions): Middleware {
         const description = describe(error);
         if (description !== undefined) {
           throw new BearerError(description, "invalid_token", { cause: error });
-        }
-        if (error instanceof errors.JOSEError) {
-          // the key set could not be fetched or read: the server's problem, not the token's
-          throw new HttpError(503, "The key set to verify the token is not available", {
-            cause: error,
-          });
         }
         throw error;
       }

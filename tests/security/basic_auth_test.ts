@@ -5,7 +5,9 @@ import { basicAuth, basicUsers, type BasicVerifier } from "../../lib/security/ba
 
 const CHALLENGE = 'Basic realm="admin", charset="UTF-8"';
 
-function app(verify: BasicVerifier = basicUsers({ ada: "lovelace", "zoë": "pässwörd:with:colons" })) {
+function app(
+  verify: BasicVerifier = basicUsers({ ada: "lovelace", "zoë": "pässwörd:with:colons" }),
+) {
   return chain(
     [basicAuth({ verify, realm: "admin" })],
     router([get("/", (ctx) => ctx.json({ user: ctx.user }))]),
@@ -20,7 +22,11 @@ async function call(authorization?: string, a = app()) {
   const res = await a.fetch(
     new Request("http://localhost/", { headers: authorization ? { authorization } : {} }),
   );
-  return { status: res.status, challenge: res.headers.get("www-authenticate"), body: await res.json() };
+  return {
+    status: res.status,
+    challenge: res.headers.get("www-authenticate"),
+    body: await res.json(),
+  };
 }
 
 Deno.test("basicAuth() lets valid credentials through, UTF-8 and colons in the password included", async () => {

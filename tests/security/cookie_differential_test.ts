@@ -57,16 +57,20 @@ Deno.test("parseCookies() agrees with the cookie package on well-formed cookie l
     fc.string({ maxLength: 12 }),
   );
   fc.assert(
-    fc.property(fc.array(pair, { maxLength: 20 }), fc.constantFrom("; ", ";", " ;  "), (pairs, sep) => {
-      const header = pairs.map(([n, v]) => {
-        try {
-          return `${n}=${encodeURIComponent(v)}`;
-        } catch {
-          return `${n}=x`; // a lone surrogate cannot be encoded
-        }
-      }).join(sep);
-      assert.deepEqual({ ...parseCookies(header) }, withoutEmptyName(cookie.parse(header)));
-    }),
+    fc.property(
+      fc.array(pair, { maxLength: 20 }),
+      fc.constantFrom("; ", ";", " ;  "),
+      (pairs, sep) => {
+        const header = pairs.map(([n, v]) => {
+          try {
+            return `${n}=${encodeURIComponent(v)}`;
+          } catch {
+            return `${n}=x`; // a lone surrogate cannot be encoded
+          }
+        }).join(sep);
+        assert.deepEqual({ ...parseCookies(header) }, withoutEmptyName(cookie.parse(header)));
+      },
+    ),
     { numRuns: 3000 },
   );
 });

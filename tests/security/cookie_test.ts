@@ -131,25 +131,28 @@ Deno.test("serializeCookie() refuses invalid names, values and attributes with a
 });
 
 Deno.test("setCookie() and deleteCookie() add one Set-Cookie header each, through middleware", async () => {
-  const app = chain([
-    async (ctx, next) => {
-      setCookie(ctx, "outer", "1");
-      const res = await next();
-      res.headers.append("set-cookie", "late=1; Path=/");
-      return res;
-    },
-    async (ctx, next) => {
-      const res = await next();
-      setCookie(ctx, "after", "1", { httpOnly: true });
-      return res;
-    },
-  ], router([
-    get("/", (ctx) => {
-      setCookie(ctx, "inner", "x y", { sameSite: "Strict" });
-      deleteCookie(ctx, "__Host-old");
-      return new Response("built by hand", { headers: { "set-cookie": "own=1" } });
-    }),
-  ]));
+  const app = chain(
+    [
+      async (ctx, next) => {
+        setCookie(ctx, "outer", "1");
+        const res = await next();
+        res.headers.append("set-cookie", "late=1; Path=/");
+        return res;
+      },
+      async (ctx, next) => {
+        const res = await next();
+        setCookie(ctx, "after", "1", { httpOnly: true });
+        return res;
+      },
+    ],
+    router([
+      get("/", (ctx) => {
+        setCookie(ctx, "inner", "x y", { sameSite: "Strict" });
+        deleteCookie(ctx, "__Host-old");
+        return new Response("built by hand", { headers: { "set-cookie": "own=1" } });
+      }),
+    ]),
+  );
   const res = await app.fetch(new Request("http://localhost/"));
   assert.deepEqual(res.headers.getSetCookie().sort(), [
     "__Host-old=; Max-Age=0; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Secure",

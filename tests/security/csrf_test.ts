@@ -4,13 +4,16 @@ import { csrf, type CsrfOptions, csrfToken } from "../../lib/security/csrf.ts";
 
 function app(options?: CsrfOptions) {
   const reached: string[] = [];
-  const a = chain([csrf(options)], router([
-    get("/form", (ctx) => ctx.json({ token: csrfToken(ctx) })),
-    post("/transfer", async (ctx) => {
-      reached.push(await ctx.req.text());
-      return ctx.json({ ok: true });
-    }),
-  ]));
+  const a = chain(
+    [csrf(options)],
+    router([
+      get("/form", (ctx) => ctx.json({ token: csrfToken(ctx) })),
+      post("/transfer", async (ctx) => {
+        reached.push(await ctx.req.text());
+        return ctx.json({ ok: true });
+      }),
+    ]),
+  );
   return { app: a, reached };
 }
 

@@ -32,7 +32,16 @@ Deno.test("requestId() replaces a missing, too long or unsafe id with a new UUID
   const { app: a } = app();
   const seen = new Set<string>();
   for (
-    const incoming of [undefined, "", "a".repeat(129), "has space", "semi;colon", "quote\"", "é", "<script>"]
+    const incoming of [
+      undefined,
+      "",
+      "a".repeat(129),
+      "has space",
+      "semi;colon",
+      'quote"',
+      "é",
+      "<script>",
+    ]
   ) {
     const { header, id } = await call(a, incoming);
     assert.match(id, UUID, String(incoming));
@@ -40,7 +49,10 @@ Deno.test("requestId() replaces a missing, too long or unsafe id with a new UUID
     seen.add(id);
   }
   assert.equal(seen.size, 8);
-  assert.deepEqual(await call(a, "a".repeat(128)), { header: "a".repeat(128), id: "a".repeat(128) });
+  assert.deepEqual(await call(a, "a".repeat(128)), {
+    header: "a".repeat(128),
+    id: "a".repeat(128),
+  });
 });
 
 Deno.test("requestId() options: header, maxLength, generator, distrust", async () => {
@@ -49,7 +61,10 @@ Deno.test("requestId() options: header, maxLength, generator, distrust", async (
   assert.equal((await call(a, "abcde")).id, "gen");
   const distrust = app({ trustIncoming: false }).app;
   assert.match((await call(distrust, "abcd")).id, UUID);
-  const custom = chain([requestId({ header: "x-trace" })], router([get("/", () => new Response())]));
+  const custom = chain(
+    [requestId({ header: "x-trace" })],
+    router([get("/", () => new Response())]),
+  );
   const res = await custom.fetch(new Request("http://l/", { headers: { "x-trace": "t-1" } }));
   assert.equal(res.headers.get("x-trace"), "t-1");
   assert.throws(() => requestId({ header: "x trace" }), /not a header name/);
@@ -59,14 +74,20 @@ Deno.test("requestId() options: header, maxLength, generator, distrust", async (
 Deno.test("logger() writes no id when requestId() is not used, and escapes a generated one", async () => {
   const lines: string[] = [];
   const records: unknown[] = [];
-  const plain = chain([logger({ format: "json", sink: (l, r) => (lines.push(l), records.push(r)) })], router([
-    get("/", () => new Response()),
-  ]));
+  const plain = chain(
+    [logger({ format: "json", sink: (l, r) => (lines.push(l), records.push(r)) })],
+    router([
+      get("/", () => new Response()),
+    ]),
+  );
   await plain.fetch(new Request("http://localhost/"));
   assert.deepEqual(Object.keys(JSON.parse(lines[0])), ["time", "method", "path", "status", "ms"]);
-  const odd = chain([logger({ sink: (l) => lines.push(l) }), requestId({ generate: () => "a\nb" })], router([
-    get("/", () => new Response()),
-  ]));
+  const odd = chain(
+    [logger({ sink: (l) => lines.push(l) }), requestId({ generate: () => "a\nb" })],
+    router([
+      get("/", () => new Response()),
+    ]),
+  );
   await odd.fetch(new Request("http://localhost/"));
   assert.match(lines[1], /id=a\\x0ab$/);
 });

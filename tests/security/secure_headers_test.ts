@@ -8,13 +8,16 @@ import {
 } from "../../lib/security/secure_headers.ts";
 
 function app(options?: SecureHeadersOptions) {
-  return chain([secureHeaders(options)], router([
-    get("/", (ctx) => ctx.json({ nonce: cspNonce(ctx) ?? null })),
-    get("/own", () => new Response("x", { headers: { "referrer-policy": "no-referrer" } })),
-    get("/throw", () => {
-      throw new Error("boom");
-    }),
-  ]));
+  return chain(
+    [secureHeaders(options)],
+    router([
+      get("/", (ctx) => ctx.json({ nonce: cspNonce(ctx) ?? null })),
+      get("/own", () => new Response("x", { headers: { "referrer-policy": "no-referrer" } })),
+      get("/throw", () => {
+        throw new Error("boom");
+      }),
+    ]),
+  );
 }
 
 Deno.test("secureHeaders() sets its defaults, HSTS only over HTTPS", async () => {
@@ -84,7 +87,10 @@ Deno.test("secureHeaders() puts a fresh nonce per request into the CSP and expos
   const noNonce = await app({ contentSecurityPolicy: { "default-src": "'self'" } })
     .fetch(new Request("http://localhost/"));
   assert.deepEqual(await noNonce.json(), { nonce: null });
-  const reportOnly = await app({ contentSecurityPolicy: { "default-src": "'self'" }, reportOnly: true })
+  const reportOnly = await app({
+    contentSecurityPolicy: { "default-src": "'self'" },
+    reportOnly: true,
+  })
     .fetch(new Request("http://localhost/"));
   assert.equal(reportOnly.headers.get("content-security-policy-report-only"), "default-src 'self'");
   assert.equal(reportOnly.headers.get("content-security-policy"), null);

@@ -16,28 +16,31 @@ interface Cart {
 }
 
 function app(options: Partial<SessionOptions> = {}) {
-  return chain([session({ secret: SECRET, ...options })], router([
-    get("/add/:item", (ctx) => {
-      const cart = getSession<Cart>(ctx);
-      cart.set({ items: [...(cart.value?.items ?? []), ctx.params.item] });
-      return ctx.json(cart.value);
-    }),
-    get("/show", (ctx) => ctx.json(getSession<Cart>(ctx).value ?? null)),
-    get("/big/:n", (ctx) => {
-      getSession<string>(ctx).set("x".repeat(Number(ctx.params.n)));
-      return ctx.json(true);
-    }),
-    get("/logout", (ctx) => {
-      getSession(ctx).clear();
-      return ctx.json(true);
-    }),
-    get("/login", (ctx) => {
-      const s = getSession<Cart>(ctx);
-      s.set({ items: s.value?.items ?? [] });
-      s.regenerate();
-      return ctx.json(true);
-    }),
-  ]));
+  return chain(
+    [session({ secret: SECRET, ...options })],
+    router([
+      get("/add/:item", (ctx) => {
+        const cart = getSession<Cart>(ctx);
+        cart.set({ items: [...(cart.value?.items ?? []), ctx.params.item] });
+        return ctx.json(cart.value);
+      }),
+      get("/show", (ctx) => ctx.json(getSession<Cart>(ctx).value ?? null)),
+      get("/big/:n", (ctx) => {
+        getSession<string>(ctx).set("x".repeat(Number(ctx.params.n)));
+        return ctx.json(true);
+      }),
+      get("/logout", (ctx) => {
+        getSession(ctx).clear();
+        return ctx.json(true);
+      }),
+      get("/login", (ctx) => {
+        const s = getSession<Cart>(ctx);
+        s.set({ items: s.value?.items ?? [] });
+        s.regenerate();
+        return ctx.json(true);
+      }),
+    ]),
+  );
 }
 
 type App = ReturnType<typeof app>;
@@ -50,11 +53,13 @@ async function call(a: App, path: string, cookie?: string) {
   return { res, body: await res.json(), set, cookie: set[0]?.split(";")[0] };
 }
 
-for (const [mode, options] of [
-  ["signed cookie", {}],
-  ["encrypted cookie", { encrypt: true }],
-  ["memory store", { store: new MemoryStore() }],
-] as const) {
+for (
+  const [mode, options] of [
+    ["signed cookie", {}],
+    ["encrypted cookie", { encrypt: true }],
+    ["memory store", { store: new MemoryStore() }],
+  ] as const
+) {
   Deno.test(`session() (${mode}) keeps a typed value across requests`, async () => {
     const a = app(options);
     const first = await call(a, "/add/apple");
@@ -104,7 +109,8 @@ for (const [mode, options] of [
 Deno.test("session() encrypts: the encrypted cookie does not show the value", async () => {
   const plain = await call(app(), "/add/secret-apple");
   const sealed = await call(app({ encrypt: true }), "/add/secret-apple");
-  const decode = (c: string) => atob(c.slice(8).split(".")[0].replace(/-/g, "+").replace(/_/g, "/"));
+  const decode = (c: string) =>
+    atob(c.slice(8).split(".")[0].replace(/-/g, "+").replace(/_/g, "/"));
   assert.match(decode(plain.cookie!), /secret-apple/);
   assert.doesNotMatch(decode(sealed.cookie!), /secret-apple/);
 });

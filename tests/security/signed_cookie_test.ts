@@ -33,7 +33,10 @@ Deno.test("key rotation: the first secret signs, every secret verifies", async (
 
 Deno.test("tampered, truncated, unsigned and renamed values are refused", async () => {
   const signed = await sign("sid", "user=7", NEW);
-  const [value, mac] = [signed.slice(0, signed.lastIndexOf(".")), signed.slice(signed.lastIndexOf(".") + 1)];
+  const [value, mac] = [
+    signed.slice(0, signed.lastIndexOf(".")),
+    signed.slice(signed.lastIndexOf(".") + 1),
+  ];
   const flipped = mac[0] === "A" ? "B" + mac.slice(1) : "A" + mac.slice(1);
   for (
     const candidate of [
