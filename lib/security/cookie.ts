@@ -79,13 +79,16 @@ export function parseCookies(header: string): Record<string, string> {
   const cookies: Record<string, string> = Object.create(null);
   const length = header.length;
   let start = 0;
+  let eq = -1;
   while (start < length) {
     let end = header.indexOf(";", start);
     if (end === -1) end = length;
-    // 1. the first "=" of this pair, scanning the pair only (a header without any "=" stays
-    // linear)
-    let eq = start;
-    while (eq < end && header.charCodeAt(eq) !== 0x3d) eq++;
+    // 1. the first "=" at or after the pair's start; found once and kept while it lies beyond
+    // the pairs without one, so that the whole header is searched once
+    if (eq < start) {
+      eq = header.indexOf("=", start);
+      if (eq === -1) break; // no pair after this one has a value
+    }
     if (eq < end) {
       // 2. the name, blanks trimmed; the first occurrence wins
       const name = trim(header, start, eq);
