@@ -44,6 +44,12 @@ import type { Middleware } from "../types.ts";
 
 export type { JWTPayload } from "jose";
 
+/** A JSON Web Key Set (RFC 7517 §5): `{ keys: [...] }`. */
+export interface JsonWebKeySet {
+  /** The public keys, with `kid` and `alg` where the issuer gives them. */
+  keys: JsonWebKey[];
+}
+
 /** The signature algorithms `jwt()` accepts in its allow-list (never `none`). */
 export type JwtAlgorithm =
   | "HS256"
@@ -82,12 +88,12 @@ export interface JwtOptions {
   /** The HMAC secret (HS256/384/512 only), at least 32 bytes. */
   secret?: string | Uint8Array;
   /** One public key (a `CryptoKey` or a public JWK), for the asymmetric algorithms. */
-  key?: CryptoKey | JWK;
+  key?: CryptoKey | JsonWebKey;
   /**
    * A JSON Web Key Set: its URL (fetched and cached by `jose`, refetched for an unknown `kid`)
    * or the set itself.
    */
-  jwks?: URL | string | JSONWebKeySet;
+  jwks?: URL | string | JsonWebKeySet;
   /**
    * The algorithms a token may be signed with: an explicit list, either all HMAC (with
    * `secret`) or all asymmetric (with `key` or `jwks`), so that a public key can never be
@@ -161,10 +167,12 @@ function keyResolver(options: JwtOptions): Uint8Array | CryptoKey | JWK | JWTVer
       throw new TypeError("Cannot create jwt(): key must be a public key");
     }
     if (key.k !== undefined) throw new TypeError("Cannot create jwt(): key must be a public key");
-    return options.key;
+    return options.key as CryptoKey | JWK;
   }
   const jwks = options.jwks!;
-  if (typeof jwks !== "string" && !(jwks instanceof URL)) return createLocalJWKSet(jwks);
+  if (typeof jwks !== "string" && !(jwks instanceof URL)) {
+    return createLocalJWKSet(jwks as JSONWebKeySet);
+  }
   const remote = createRemoteJWKSet(new URL(jwks));
   return async function remoteKey(header, token) {
     try {

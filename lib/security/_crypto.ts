@@ -5,7 +5,10 @@
 export function toBase64Url(bytes: Uint8Array): string {
   let binary = "";
   for (let i = 0; i < bytes.length; i++) binary += String.fromCharCode(bytes[i]);
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  const base64 = btoa(binary);
+  let end = base64.length;
+  while (end > 0 && base64.charCodeAt(end - 1) === 0x3d) end--; // "=" padding
+  return base64.slice(0, end).replace(/\+/g, "-").replace(/\//g, "_");
 }
 
 const BASE64URL = /^[A-Za-z0-9_-]*$/;
