@@ -67,8 +67,8 @@ export type JwtAlgorithm =
   | "EdDSA"
   | "Ed25519";
 
-const SYMMETRIC = new Set(["HS256", "HS384", "HS512"]);
-const ALL = new Set<string>([
+const SYMMETRIC = /* @__PURE__ */ new Set(["HS256", "HS384", "HS512"]);
+const ALL = /* @__PURE__ */ new Set<string>([
   ...SYMMETRIC,
   "RS256",
   "RS384",

@@ -45,7 +45,7 @@ export interface CsrfOptions {
 }
 
 // RFC 9110 §9.2.1: safe methods have no side effects a server should guard.
-const SAFE = new Set(["GET", "HEAD", "OPTIONS", "TRACE"]);
+const SAFE = /* @__PURE__ */ new Set(["GET", "HEAD", "OPTIONS", "TRACE"]);
 const TOKEN_BYTES = 32;
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
