@@ -147,7 +147,9 @@ function isPreflight(ctx: Context): boolean {
  * - no bearer credentials (no header, or another scheme): 401, `Bearer realm="…"`;
  * - a malformed header (empty token, characters outside b64token, a second token): 400,
  *   `Bearer realm="…", error="invalid_request"`;
- * - a token `validate` rejects: 401, `Bearer realm="…", error="invalid_token"`.
+ * - a token `validate` rejects: 401, `Bearer realm="…", error="invalid_token"`;
+ * - a token `validate` refuses by throwing a {@linkcode BearerError}: its status (401, 403 or
+ *   400), `error` and `error_description` (`weft/jwt` says this way why a token failed).
  *
  * When `validate` throws, the error takes the chain's normal error path: a 500 problem, and
  * the error reporter logs it (an `HttpError` keeps its own status).
