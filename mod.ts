@@ -83,6 +83,7 @@ export {
 export {
   type CookieOptions,
   deleteCookie,
+  findCookie,
   getCookie,
   getCookies,
   MAX_COOKIE_SIZE,

@@ -1,10 +1,10 @@
-// parseCookies() on the hostile inputs of issue 27, with the `cookie` package's parse (what
+// parseCookies() and findCookie() (what getCookie() runs) on the hostile inputs of issue 27, with the `cookie` package's parse (what
 // Express and Fastify use) as the anchor in each group: a 64 KiB Cookie header of one value,
 // of 5,000 small cookies, of pairs without "=", and of one name repeated.
 //
 //   deno bench -A bench/cookie_bench.ts
 import * as cookie from "cookie";
-import { parseCookies } from "../lib/security/cookie.ts";
+import { findCookie, parseCookies } from "../lib/security/cookie.ts";
 import { bench } from "./_groups.ts";
 
 const SIZE = 65_536;
@@ -36,5 +36,9 @@ for (const [name, header] of Object.entries(INPUTS)) {
   }, true);
   bench(group, "weft parseCookies", () => {
     parseCookies(header);
+  });
+  // what getCookie(ctx, name) does: one name, looked up in place (here, one that is absent)
+  bench(group, "weft findCookie (getCookie)", () => {
+    findCookie(header, "session");
   });
 }

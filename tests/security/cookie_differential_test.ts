@@ -9,7 +9,12 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import * as cookie from "cookie";
-import { type CookieOptions, parseCookies, serializeCookie } from "../../lib/security/cookie.ts";
+import {
+  type CookieOptions,
+  findCookie,
+  parseCookies,
+  serializeCookie,
+} from "../../lib/security/cookie.ts";
 
 // Characters that matter to the grammar, often, and anything else, sometimes.
 const grammarChar = fc.constantFrom(
@@ -47,6 +52,22 @@ Deno.test("parseCookies() agrees with the cookie package on generated Cookie hea
     fc.property(headerText, (header) => {
       assert.deepEqual({ ...parseCookies(header) }, withoutEmptyName(cookie.parse(header)));
     }),
+    { numRuns: 5000 },
+  );
+});
+
+Deno.test("findCookie() finds what parseCookies() parsed, for every name and some absent ones", () => {
+  fc.assert(
+    fc.property(
+      headerText,
+      fc.constantFrom("a", "b", "ab", "a b", "__proto__", "", "%20"),
+      (header, absent) => {
+        const all = parseCookies(header);
+        for (const name of [...Object.keys(all), absent]) {
+          assert.equal(findCookie(header, name), all[name], `${JSON.stringify(header)} ${name}`);
+        }
+      },
+    ),
     { numRuns: 5000 },
   );
 });
