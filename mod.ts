@@ -23,10 +23,25 @@
  * @module
  */
 export { chain } from "./lib/chain.ts";
-export { Context, DEFAULT_BODY_LIMIT, type ResponseState } from "./lib/context.ts";
+export {
+  Context,
+  DEFAULT_BODY_LIMIT,
+  type JsonInit,
+  type RedirectStatus,
+  type ResponseState,
+} from "./lib/context.ts";
 export { html, jsonText, response, text, type TypedBody } from "./lib/response.ts";
 export { serve, type ServeOptions, type Server } from "./lib/serve.ts";
-export type { App, Handler, Middleware, Next, Params } from "./lib/types.ts";
+export type {
+  App,
+  AppHooks,
+  Handler,
+  Middleware,
+  Next,
+  Params,
+  Variables,
+  VariablesOf,
+} from "./lib/types.ts";
 export type { ConnInfo, ServerAddr } from "./lib/server/types.ts";
 export { HttpError, type HttpErrorOptions } from "./lib/http/http_error.ts";
 export { problem, type ProblemDetails } from "./lib/http/problem.ts";
@@ -34,6 +49,8 @@ export { STATUS_TEXT } from "./lib/http/status.ts";
 export {
   del,
   get,
+  type Group,
+  group,
   head,
   options,
   patch,
@@ -41,6 +58,7 @@ export {
   put,
   type Route,
   route,
+  type RouteConstructor,
   router,
   type RouterOptions,
 } from "./lib/router/router.ts";
@@ -51,8 +69,10 @@ export { cors, type CorsOptions, type CorsOrigin } from "./lib/middleware/cors.t
 export {
   auth,
   type AuthOptions,
+  type AuthVariables,
   bearerTokens,
   type BearerValidator,
+  type ValidatedUser,
 } from "./lib/middleware/auth.ts";
 export { bodyLimit, type BodyLimitOptions } from "./lib/middleware/body_limit.ts";
 export {
