@@ -99,3 +99,4 @@ export {
   staticFiles,
   type StaticFilesOptions,
 } from "./lib/middleware/static_files.ts";
+export { validate, type ValidatedParts, type ValidateSchemas } from "./lib/middleware/validate.ts";

@@ -356,11 +356,9 @@ export class Context<P extends Params = Params, V extends object = Record<never,
     if (init === undefined && this.#res === undefined) return Response.json(value);
     const schema = init?.schema;
     if (schema === undefined) return this.#build(JSON.stringify(value), "application/json", init);
-    // Every Weft schema carries its encoder (lib/json/schema.ts); a wrapped validator does not.
-    const encode = (schema as { "~encode"?: (value: T) => string })["~encode"];
-    if (typeof encode !== "function") {
-      throw new TypeError("Cannot write the JSON response: the schema is not a Weft schema");
-    }
+    // Every Weft schema carries its encoder (lib/json/schema.ts); a wrapped validator does not,
+    // and calling it throws a TypeError.
+    const encode = (schema as unknown as { "~encode": (value: T) => string })["~encode"];
     return this.#build(encode(value), "application/json", init);
   }
 
@@ -382,11 +380,11 @@ export class Context<P extends Params = Params, V extends object = Record<never,
    * ```
    */
   redirect(location: string, status: RedirectStatus = 302): Response {
-    if (status !== 301 && status !== 302 && status !== 303 && status !== 307 && status !== 308) {
-      throw new TypeError(`Cannot redirect with status ${status}: use 301, 302, 303, 307 or 308`);
-    }
-    if (location.includes("\r") || location.includes("\n")) {
-      throw new TypeError("Cannot redirect: the location contains CR or LF");
+    // 301, 302, 303, 307 and 308 only (RFC 9110 §15.4); a CR or LF would split the header.
+    if (![301, 302, 303, 307, 308].includes(status) || /[\r\n]/.test(location)) {
+      throw new TypeError(
+        `Cannot redirect to "${location}" with ${status}: use 301-303, 307 or 308, and no CR or LF`,
+      );
     }
     return this.#build(null, null, { status, headers: { location } });
   }
