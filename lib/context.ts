@@ -421,10 +421,31 @@ export class Context<P extends Params = Params, V extends object = Record<never,
   }
 }
 
-/** The statuses {@linkcode Context.redirect} accepts. */
+/**
+ * The statuses {@linkcode Context.redirect} accepts.
+ *
+ * @example
+ * ```ts
+ * import type { RedirectStatus } from "../mod.ts";
+ * const seeOther: RedirectStatus = 303;
+ * ```
+ */
 export type RedirectStatus = 301 | 302 | 303 | 307 | 308;
 
-/** The options of {@linkcode Context.json}: the response's status and headers, and a schema. */
+/**
+ * The options of {@linkcode Context.json}: the response's status and headers, and a schema.
+ *
+ * @example
+ * ```ts
+ * import { Context, type JsonInit, schema } from "../mod.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const Id = schema.object({ id: schema.integer() });
+ * const init: JsonInit<{ id: number }> = { status: 201, schema: Id };
+ * const res = new Context(new Request("http://localhost/")).json({ id: 1 }, init);
+ * assert.equal(res.status, 201);
+ * ```
+ */
 export interface JsonInit<T = unknown> extends ResponseInit {
   /** A Weft schema: only its fields are written (through `json.encode`). */
   schema?: Decodable<T>;

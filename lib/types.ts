@@ -60,6 +60,14 @@ export type Middleware<V extends object = Record<never, never>> = (
  * The variables a list of middleware sets, all together: `VariablesOf<[Middleware<{ a: 1 }>,
  * Middleware<{ b: 2 }>]>` is `{ a: 1 } & { b: 2 }`. An untyped inline middleware (its `ctx`
  * typed from `Middleware<any>`) adds none.
+ *
+ * @example
+ * ```ts
+ * import type { Middleware, VariablesOf } from "../mod.ts";
+ *
+ * type Both = VariablesOf<[Middleware<{ a: number }>, Middleware<{ b: string }>]>;
+ * const vars: Both = { a: 1, b: "two" };
+ * ```
  */
 // deno-lint-ignore no-explicit-any
 export type VariablesOf<M extends readonly Middleware<any>[]> = (
@@ -73,6 +81,24 @@ export type VariablesOf<M extends readonly Middleware<any>[]> = (
  * App-wide hooks, given to `router(routes, { notFound, onError })`. A `chain()` around that
  * router adopts them, so they cover the whole app: its middleware, its routes and its
  * WebSocket handlers.
+ *
+ * @example
+ * ```ts
+ * import { chain, get, type Middleware, router } from "../mod.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const errors: unknown[] = [];
+ * const failing: Middleware = () => {
+ *   throw new Error("outside the router");
+ * };
+ * const app = chain([failing], router([get("/", (ctx) => ctx.text("home"))], {
+ *   notFound: (ctx) => ctx.text(`nothing at ${ctx.path}`, { status: 404 }),
+ *   onError: (error) => void errors.push(error),
+ * }));
+ * const res = await app.fetch(new Request("http://localhost/"));
+ * assert.equal(res.status, 500);
+ * assert.equal((errors[0] as Error).message, "outside the router");
+ * ```
  */
 export interface AppHooks {
   /**

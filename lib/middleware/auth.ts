@@ -27,6 +27,15 @@ export type ValidatedUser<F extends BearerValidator> = Exclude<
 /**
  * The variables {@linkcode auth} sets: `user`, what the validator returned, and
  * `"auth.token"`, the bearer token.
+ *
+ * @example
+ * ```ts
+ * import { auth, type AuthVariables, type Middleware, type ValidatedUser } from "../../mod.ts";
+ *
+ * const validate = (token: string) => token === "t" ? { name: "ada" } : null;
+ * type User = ValidatedUser<typeof validate>; // { name: string }
+ * const requireUser: Middleware<AuthVariables<User>> = auth({ validate });
+ * ```
  */
 export interface AuthVariables<U> {
   /** The user the token belongs to. */

@@ -10,7 +10,17 @@ import type { ObjectSchema, Shape } from "../json/schema.ts";
 import type { Infer } from "../json/standard_schema.ts";
 import type { Middleware } from "../types.ts";
 
-/** The request parts {@linkcode validate} checks, each with a `schema.object()`. */
+/**
+ * The request parts {@linkcode validate} checks, each with a `schema.object()`.
+ *
+ * @example
+ * ```ts
+ * import { schema, type ValidatedParts, type ValidateSchemas } from "../../mod.ts";
+ *
+ * const parts = { query: schema.object({ page: schema.integer() }) } satisfies ValidateSchemas;
+ * const vars: ValidatedParts<typeof parts> = { query: { page: 2 } };
+ * ```
+ */
 export interface ValidateSchemas {
   /** The route's path params (`"/notes/:id"` → `{ id: schema.integer() }`). */
   params?: ObjectSchema<Shape>;

@@ -28,6 +28,15 @@ export interface Route<V extends object = Record<never, never>> {
 /**
  * Routes under a common prefix and middleware, made by {@linkcode group}; `V` names the
  * variables it needs from the groups around it.
+ *
+ * @example
+ * ```ts
+ * import { get, type Group, group } from "./router.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const admin: Group = group("/admin", [], [get("/", (ctx) => ctx.text("admin"))]);
+ * assert.equal(admin.prefix, "/admin");
+ * ```
  */
 export interface Group<V extends object = Record<never, never>> {
   /** The prefix of every pattern in the group (`""` for none). */
@@ -68,6 +77,16 @@ export interface RouterOptions extends AppHooks {
  * A route constructor (`get`, `post`, …): `(pattern, handler)`, or `(pattern, middleware,
  * handler)` with middleware that run for this route only and whose variables the handler sees.
  * `ctx.params` is typed from the pattern.
+ *
+ * @example
+ * ```ts
+ * import { post, type RouteConstructor } from "./router.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const constructor: RouteConstructor = post;
+ * const route = constructor("/notes/:id", (ctx) => ctx.text(ctx.params.id));
+ * assert.equal(route.method, "POST");
+ * ```
  */
 export interface RouteConstructor {
   /**
