@@ -376,23 +376,23 @@ async function countBytes(body: ReadableStream<Uint8Array>): Promise<number | un
 export function router(routes: readonly (Route | Group)[], options?: RouterOptions): App;
 export function router(routes: readonly (Route | Group)[], options: RouterOptions = {}): App {
   const tree = new RadixTree<Target>();
-  const flat = flatten(routes, "", [], []);
-  for (const [{ method, pattern, handler }, middleware] of flat) {
+  const gets = new Map<string, Target>();
+  for (const [{ method, pattern, handler }, middleware] of flatten(routes, "", [], [])) {
     if (typeof handler !== "function") {
       throw new TypeError(`Cannot add route "${method} ${pattern}": the handler is not a function`);
     }
-    tree.add(method, pattern, {
+    const target: Target = {
       handler: middleware.length > 0 ? compose(middleware, handler) : handler,
       pattern,
       headFromGet: false,
       plain: isPlain(pattern),
       refuse: middleware.length > 0 ? compose(middleware, refuse) : undefined,
-    });
+    };
+    tree.add(method, pattern, target);
+    if (method === "GET") gets.set(pattern, target);
   }
-  for (const [{ method, pattern }] of flat) {
-    if (method === "GET" && !tree.has("HEAD", pattern)) {
-      tree.add("HEAD", pattern, { ...tree.find("GET", pattern)!.data, headFromGet: true });
-    }
+  for (const [pattern, target] of gets) {
+    if (!tree.has("HEAD", pattern)) tree.add("HEAD", pattern, { ...target, headFromGet: true });
   }
   const redirect = options.trailingSlash === "redirect";
   const notFound = options.notFound;

@@ -184,3 +184,22 @@ Deno.test("group() refuses a prefix that is not a path", () => {
     assert.throws(() => group(prefix, [], []), TypeError);
   }
 });
+
+Deno.test("HEAD from GET runs the GET route of the same pattern, grouped or not", async () => {
+  for (
+    const app of [
+      router([get("/a/:x", (ctx) => ctx.text("x")), get("/a/*rest", (ctx) => ctx.text("rest!"))]),
+      router([
+        group("/a", [], [
+          get("/:x", (ctx) => ctx.text("x")),
+          get("/*rest", (ctx) => ctx.text("rest!")),
+        ]),
+      ]),
+    ]
+  ) {
+    for (const [path, length] of [["/a/b", "1"], ["/a/b/c", "5"]]) {
+      const res = await app.fetch(new Request(`http://localhost${path}`, { method: "HEAD" }));
+      assert.equal(res.headers.get("content-length"), length, path);
+    }
+  }
+});
