@@ -166,7 +166,7 @@ export type InternalApp = App & {
 export function createApp(run: Run, hooks?: AppHooks): App {
   function respond(request: Request, info?: ConnInfo): Response | Promise<Response> {
     const ctx = new Context(request, info);
-    (ctx as Settled)[HOOKS] = hooks;
+    if (hooks !== undefined) (ctx as Settled)[HOOKS] = hooks;
     let res: Response | Promise<Response>;
     try {
       res = run(ctx);
