@@ -23,10 +23,25 @@
  * @module
  */
 export { chain } from "./lib/chain.ts";
-export { Context, DEFAULT_BODY_LIMIT, type ResponseState } from "./lib/context.ts";
+export {
+  Context,
+  DEFAULT_BODY_LIMIT,
+  type JsonInit,
+  type RedirectStatus,
+  type ResponseState,
+} from "./lib/context.ts";
 export { html, jsonText, response, text, type TypedBody } from "./lib/response.ts";
 export { serve, type ServeOptions, type Server } from "./lib/serve.ts";
-export type { App, Handler, Middleware, Next, Params } from "./lib/types.ts";
+export type {
+  App,
+  AppHooks,
+  Handler,
+  Middleware,
+  Next,
+  Params,
+  Variables,
+  VariablesOf,
+} from "./lib/types.ts";
 export type { ConnInfo, ServerAddr } from "./lib/server/types.ts";
 export { HttpError, type HttpErrorOptions } from "./lib/http/http_error.ts";
 export { problem, type ProblemDetails } from "./lib/http/problem.ts";
@@ -34,6 +49,8 @@ export { STATUS_TEXT } from "./lib/http/status.ts";
 export {
   del,
   get,
+  type Group,
+  group,
   head,
   options,
   patch,
@@ -41,6 +58,7 @@ export {
   put,
   type Route,
   route,
+  type RouteConstructor,
   router,
   type RouterOptions,
 } from "./lib/router/router.ts";
@@ -51,9 +69,11 @@ export { cors, type CorsOptions, type CorsOrigin } from "./lib/middleware/cors.t
 export {
   auth,
   type AuthOptions,
+  type AuthVariables,
   BearerError,
   bearerTokens,
   type BearerValidator,
+  type ValidatedUser,
 } from "./lib/middleware/auth.ts";
 export { bodyLimit, type BodyLimitOptions } from "./lib/middleware/body_limit.ts";
 export {
@@ -80,6 +100,7 @@ export {
   staticFiles,
   type StaticFilesOptions,
 } from "./lib/middleware/static_files.ts";
+export { validate, type ValidatedParts, type ValidateSchemas } from "./lib/middleware/validate.ts";
 export {
   type CookieOptions,
   deleteCookie,
@@ -106,6 +127,7 @@ export {
   type SessionOptions,
   type SessionStore,
   SessionTooLargeError,
+  type SessionVariables,
 } from "./lib/security/session.ts";
 export {
   basicAuth,
@@ -113,11 +135,18 @@ export {
   basicUsers,
   type BasicVerifier,
 } from "./lib/security/basic_auth.ts";
-export { csrf, CSRF_TOKEN_KEY, type CsrfOptions, csrfToken } from "./lib/security/csrf.ts";
+export {
+  csrf,
+  CSRF_TOKEN_KEY,
+  type CsrfOptions,
+  csrfToken,
+  type CsrfVariables,
+} from "./lib/security/csrf.ts";
 export {
   CSP_NONCE_KEY,
   type CspDirectives,
   cspNonce,
+  type CspVariables,
   NONCE,
   secureHeaders,
   type SecureHeadersOptions,
@@ -127,4 +156,5 @@ export {
   REQUEST_ID_KEY,
   requestId,
   type RequestIdOptions,
+  type RequestIdVariables,
 } from "./lib/security/request_id.ts";

@@ -5,18 +5,19 @@ import { Context } from "./context.ts";
 import { describeError, escapeLog } from "./http/_log_escape.ts";
 import { HttpError } from "./http/http_error.ts";
 import { problem } from "./http/problem.ts";
-import type { App } from "./types.ts";
+import type { App, AppHooks } from "./types.ts";
 import type { ConnInfo } from "./server/types.ts";
 import { isResponse } from "./server/deno.ts";
-import { SAFE as SAFE_KEY } from "./_settled.ts";
+import { BUILT, HOOKS, SAFE as SAFE_KEY } from "./_settled.ts";
 
 type Run = (ctx: Context) => Response | Promise<Response>;
 
-// The Context with the chain's own field, which its public type leaves out.
-type Settled = Context & { [SAFE_KEY]: Promise<Response> | undefined };
-
-/** Reports an error that became a 500; replaceable for tests and custom logging. */
-export type ErrorReporter = (error: unknown, ctx: Context) => void;
+// The Context with the chain's own fields, which its public type leaves out.
+type Settled = Context & {
+  [SAFE_KEY]: Promise<Response> | undefined;
+  [HOOKS]: AppHooks | undefined;
+  [BUILT]: Response | undefined;
+};
 
 // The method, the path and the error's message come from the request: escaped, so that a CR or
 // LF in them cannot write a line of its own.
@@ -26,28 +27,30 @@ function defaultReporter(error: unknown, ctx: Context): void {
   console.error(line);
 }
 
-let reporter: ErrorReporter = defaultReporter;
-
-/** Sets the function that receives errors turned into 500 responses (default: console.error). */
-export function setErrorReporter(next: ErrorReporter | undefined): void {
-  reporter = next ?? defaultReporter;
-}
-
-/** Records an error on the context and hands it to the reporter (it never throws). */
-export function report(ctx: Context, error: unknown): void {
+/**
+ * Records an error on the context and hands it to the app's `onError` hook, or to
+ * console.error without one; returns the response the hook chose, if any (it never throws).
+ */
+export function report(ctx: Context, error: unknown): Response | undefined {
   ctx.error = error;
+  const onError = (ctx as Settled)[HOOKS]?.onError;
   try {
-    reporter(error, ctx);
+    if (onError === undefined) defaultReporter(error, ctx);
+    else {
+      const res: unknown = onError(error, ctx);
+      if (isResponse(res)) return res;
+      // A promise is not waited for; its failure must not go unhandled.
+      if (res instanceof Promise) res.catch(() => {});
+    }
   } catch {
-    // A failing reporter must not turn one error into two.
+    // A failing hook must not turn one error into two.
   }
 }
 
 /** Turns a thrown value into a response: an HttpError's own status, else a 500 without details. */
 export function recover(ctx: Context, error: unknown): Response {
   if (error instanceof HttpError) return error.toResponse();
-  report(ctx, error);
-  return problem({ status: 500 });
+  return report(ctx, error) ?? problem({ status: 500 });
 }
 
 // What a layer returned, named for the error message: "undefined", "null", "a string", "an
@@ -111,7 +114,8 @@ export function settle(context: Context, run: Run): Promise<Response> {
 // Headers set with ctx.setHeader() reach the response even when the handler built it itself;
 // what the response already has wins, and Set-Cookie and Vary are merged.
 function inherit(ctx: Context, res: Response): Response {
-  if (!ctx.hasResponseState) return res;
+  // A response built by ctx.json() and friends carries ctx.res already.
+  if (!ctx.hasResponseState || res === (ctx as Settled)[BUILT]) return res;
   try {
     return applyHeaders(ctx.res.headers, res);
   } catch {
@@ -149,6 +153,7 @@ export const RESPOND: unique symbol = Symbol("weft.respond");
 /** An App with its internal entry point. */
 export type InternalApp = App & {
   [RESPOND]: (request: Request, info?: ConnInfo) => Response | Promise<Response>;
+  [HOOKS]: AppHooks | undefined;
 };
 
 /**
@@ -158,9 +163,10 @@ export type InternalApp = App & {
  * then() callback, and a server that sent a response it got synchronously would miss that
  * change while app.fetch() (which its caller awaits) would not.
  */
-export function createApp(run: Run): App {
+export function createApp(run: Run, hooks?: AppHooks): App {
   function respond(request: Request, info?: ConnInfo): Response | Promise<Response> {
     const ctx = new Context(request, info);
+    if (hooks !== undefined) (ctx as Settled)[HOOKS] = hooks;
     let res: Response | Promise<Response>;
     try {
       res = run(ctx);
@@ -177,6 +183,7 @@ export function createApp(run: Run): App {
   }
   const app = run as InternalApp;
   app[RESPOND] = respond;
+  app[HOOKS] = hooks;
   app.fetch = function fetch(request: Request, info?: ConnInfo): Promise<Response> {
     return Promise.resolve(respond(request, info));
   };

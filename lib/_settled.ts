@@ -5,3 +5,9 @@
 
 /** The last promise settle() returned for the request; such a promise never rejects. */
 export const SAFE: unique symbol = Symbol("weft.safe");
+
+/** The hooks (`onError`, `notFound`) of the app that created the context. */
+export const HOOKS: unique symbol = Symbol("weft.hooks");
+
+/** The last response a context's helpers built; it already carries `ctx.res`. */
+export const BUILT: unique symbol = Symbol("weft.built");

@@ -3,15 +3,18 @@
  *
  * @module
  */
-import { createApp, settle } from "./_app.ts";
+import { createApp, type InternalApp, settle } from "./_app.ts";
 import type { Context } from "./context.ts";
-import type { App, Handler, Middleware, Next } from "./types.ts";
+import type { App, Handler, Middleware, Next, Params, VariablesOf } from "./types.ts";
+import { HOOKS } from "./_settled.ts";
 
 /**
  * Composes middleware around a handler: requests pass a, b, c, then the handler; responses
  * return through c, b, a. A middleware may answer without calling `next()`; calling it twice
  * rejects. A throw anywhere becomes a problem response that the outer middleware see as the
- * result of their `next()` (an `HttpError` keeps its status, anything else is a 500).
+ * result of their `next()` (an `HttpError` keeps its status, anything else is a 500). The
+ * handler sees the variables the middleware declare (`ctx.var`); when it is a `router()` with
+ * hooks, the chain adopts them (`onError` then covers the middleware too).
  *
  * @param middleware The middleware, outermost first.
  * @param handler The innermost handler (often a `router()`).
@@ -32,9 +35,23 @@ import type { App, Handler, Middleware, Next } from "./types.ts";
  * assert.deepEqual(order, ["a in", "b in", "handler", "b out", "a out"]);
  * ```
  */
-export function chain(middleware: readonly Middleware[], handler: Handler): App {
-  // deno-lint-ignore no-explicit-any
-  let run = handler as (ctx: Context<any>) => Response | Promise<Response>;
+// deno-lint-ignore no-explicit-any
+export function chain<const M extends readonly Middleware<any>[]>(
+  middleware: M,
+  handler: Handler<Params, VariablesOf<M>>,
+): App {
+  const run = compose(middleware, handler);
+  // Never decorate the caller's own function with fetch().
+  return createApp(
+    run === handler ? (ctx) => run(ctx) : run,
+    (handler as Partial<InternalApp>)[HOOKS],
+  );
+}
+
+/** Folds middleware around a handler, once (chain(), per-route middleware, groups). */
+// deno-lint-ignore no-explicit-any
+export function compose(middleware: readonly Middleware<any>[], handler: Handler<any, any>): Run {
+  let run = handler as Run;
   for (let i = middleware.length - 1; i >= 0; i--) {
     const current = middleware[i];
     if (typeof current !== "function") {
@@ -53,6 +70,8 @@ export function chain(middleware: readonly Middleware[], handler: Handler): App 
       return current(ctx, next);
     };
   }
-  // Never decorate the caller's own function with fetch().
-  return createApp(run === handler ? (ctx) => handler(ctx) : run);
+  return run;
 }
+
+// deno-lint-ignore no-explicit-any
+type Run = (ctx: Context<any, any>) => Response | Promise<Response>;

@@ -6,11 +6,11 @@
 import { HttpError } from "./http/http_error.ts";
 import { readLimited, tooLarge } from "./http/read_limited.ts";
 import type { Decodable, DecodeResult } from "./json/json_error.ts";
-import type { Params } from "./types.ts";
+import type { Params, Variables } from "./types.ts";
 import { type ConnInfo, REQUEST_TARGET as TARGET_KEY } from "./server/types.ts";
 import { decodePath } from "./router/_path.ts";
 import { bound } from "./_bounded_request.ts";
-import { SAFE } from "./_settled.ts";
+import { BUILT, HOOKS, SAFE } from "./_settled.ts";
 
 /** The default limit of {@linkcode Context.body}: 1 MiB. */
 export const DEFAULT_BODY_LIMIT = 1_048_576;
@@ -30,7 +30,7 @@ const REQUEST_TARGET: typeof TARGET_KEY = TARGET_KEY;
 
 /**
  * The request context: the request, its path params, the response state that built responses
- * inherit, the authenticated user and string-keyed entries.
+ * inherit, and the variables middleware set (`ctx.var`, typed by `V` and {@linkcode Variables}).
  *
  * @example
  * ```ts
@@ -40,15 +40,11 @@ const REQUEST_TARGET: typeof TARGET_KEY = TARGET_KEY;
  * const ctx = new Context(new Request("http://localhost/users/7?tab=posts"));
  * assert.equal(ctx.path, "/users/7");
  * assert.equal(ctx.query("tab"), "posts");
- * ctx.set("auth.token", "abc");
- * assert.equal(ctx.get("auth.token"), "abc");
  * ```
  */
-export class Context<P extends Params = Params> {
+export class Context<P extends Params = Params, V extends object = Record<never, never>> {
   /** Connection facts (peer address) from the server. */
   readonly info: ConnInfo;
-  /** The authenticated user, set by the auth middleware. */
-  user: unknown = undefined;
   /** The largest body {@linkcode Context.body} reads, in bytes. */
   bodyLimit: number = DEFAULT_BODY_LIMIT;
   /** The error a handler or middleware threw, once it was turned into a response. */
@@ -65,7 +61,7 @@ export class Context<P extends Params = Params> {
   #decodedPath: string | undefined;
   #query: URLSearchParams | undefined;
   #res: ResponseState | undefined;
-  #entries: Map<string, unknown> | undefined;
+  #vars: (Variables & V) | undefined;
   #body: Promise<Uint8Array<ArrayBuffer>> | undefined;
 
   /**
@@ -78,7 +74,8 @@ export class Context<P extends Params = Params> {
     this.#req = request;
     this.info = info;
     // The chain's own field (lib/_app.ts), kept out of the public type.
-    (this as unknown as { [SAFE]: unknown })[SAFE] = undefined;
+    const own = this as unknown as { [SAFE]: unknown; [HOOKS]: unknown; [BUILT]: unknown };
+    own[SAFE] = own[HOOKS] = own[BUILT] = undefined;
   }
 
   /** Path params of the matched route, decoded once (empty until a route with params matched). */
@@ -205,23 +202,46 @@ export class Context<P extends Params = Params> {
   }
 
   /**
-   * Stores an entry (for example `auth.token`).
+   * The variables middleware set for this request: typed by the middleware before the handler
+   * (`Middleware<{ user: User }>` gives `ctx.var.user: User`) and by the app-wide
+   * {@linkcode Variables}. Reading one that no middleware declares is a compile error.
    *
-   * @param key The entry's key.
-   * @param value Any value.
+   * @example
+   * ```ts
+   * import { chain, type Middleware } from "../mod.ts";
+   * import assert from "node:assert/strict";
+   *
+   * const tenant: Middleware<{ tenant: string }> = (ctx, next) => {
+   *   ctx.var.tenant = ctx.header("x-tenant") ?? "public";
+   *   return next();
+   * };
+   * const app = chain([tenant], (ctx) => new Response(ctx.var.tenant.toUpperCase()));
+   * const res = await app.fetch(new Request("http://localhost/", { headers: { "x-tenant": "acme" } }));
+   * assert.equal(await res.text(), "ACME");
+   * ```
    */
-  set(key: string, value: unknown): void {
-    (this.#entries ??= new Map()).set(key, value);
+  get var(): Variables & V {
+    return this.#vars ??= {} as Variables & V;
   }
 
   /**
-   * Reads an entry stored with {@linkcode Context.set}.
+   * Sets a variable, as `ctx.var[key] = value` does.
    *
-   * @param key The entry's key.
-   * @returns The value, or `undefined`.
+   * @param key A variable declared by the middleware or by {@linkcode Variables}.
+   * @param value Its value.
    */
-  get<T = unknown>(key: string): T | undefined {
-    return this.#entries?.get(key) as T | undefined;
+  set<K extends keyof (Variables & V)>(key: K, value: (Variables & V)[K]): void {
+    this.var[key] = value;
+  }
+
+  /**
+   * Reads a variable, as `ctx.var[key]` does.
+   *
+   * @param key A variable declared by the middleware or by {@linkcode Variables}.
+   * @returns Its value.
+   */
+  get<K extends keyof (Variables & V)>(key: K): (Variables & V)[K] {
+    return this.var[key];
   }
 
   /**
@@ -267,41 +287,168 @@ export class Context<P extends Params = Params> {
   }
 
   /**
-   * Builds a JSON response from a value; it inherits {@linkcode Context.res}.
+   * Builds a `text/plain` response; it carries {@linkcode Context.res} (status and headers),
+   * overridden by `init`.
    *
-   * @param value Any JSON-serializable value.
-   * @param status The status; `ctx.res.status` by default.
+   * @param body The text.
+   * @param init Status and headers of this response.
+   *
+   * @example
+   * ```ts
+   * import { Context } from "./context.ts";
+   * import assert from "node:assert/strict";
+   *
+   * const ctx = new Context(new Request("http://localhost/"));
+   * const res = ctx.text("created", { status: 201 });
+   * assert.equal(res.status, 201);
+   * assert.equal(res.headers.get("content-type"), "text/plain; charset=utf-8");
+   * ```
    */
-  json(value: unknown, status?: number): Response {
-    if (this.#res === undefined) {
-      return status === undefined ? Response.json(value) : Response.json(value, { status });
-    }
-    return this.respond(JSON.stringify(value), "application/json", status);
+  text(body: string, init?: ResponseInit): Response {
+    return this.#build(body, "text/plain; charset=utf-8", init);
   }
 
   /**
-   * Builds a response that inherits {@linkcode Context.res} headers and status.
+   * Builds a `text/html` response; it carries {@linkcode Context.res}, overridden by `init`.
+   *
+   * @param body The markup (escape what comes from users; compiled templates do).
+   * @param init Status and headers of this response.
+   *
+   * @example
+   * ```ts
+   * import { Context } from "./context.ts";
+   * import assert from "node:assert/strict";
+   *
+   * const ctx = new Context(new Request("http://localhost/"));
+   * ctx.setHeader("cache-control", "no-store");
+   * const res = ctx.html("<h1>Hi</h1>");
+   * assert.equal(res.headers.get("content-type"), "text/html; charset=utf-8");
+   * assert.equal(res.headers.get("cache-control"), "no-store");
+   * ```
+   */
+  html(body: string, init?: ResponseInit): Response {
+    return this.#build(body, "text/html; charset=utf-8", init);
+  }
+
+  /**
+   * Builds a JSON response from a value; it carries {@linkcode Context.res}, overridden by
+   * `init`. With `init.schema` (a Weft schema) the value is written by `json.encode`: only the
+   * schema's fields go out, so a field the schema does not name never leaks.
+   *
+   * @param value Any JSON-serializable value (or one of the schema's type).
+   * @param init Status and headers of this response, and the schema to write it through.
+   *
+   * @example
+   * ```ts
+   * import { Context } from "./context.ts";
+   * import { schema } from "./json/mod.ts";
+   * import assert from "node:assert/strict";
+   *
+   * const PublicUser = schema.object({ id: schema.integer(), name: schema.string() });
+   * const ctx = new Context(new Request("http://localhost/"));
+   * const row = { id: 7, name: "Ada", passwordHash: "x" };
+   * const res = ctx.json(row, { schema: PublicUser, status: 201 });
+   * assert.equal(res.status, 201);
+   * assert.equal(await res.text(), '{"id":7,"name":"Ada"}');
+   * ```
+   */
+  json<T>(value: T, init?: JsonInit<T>): Response {
+    if (init === undefined && this.#res === undefined) return Response.json(value);
+    const schema = init?.schema;
+    if (schema === undefined) return this.#build(JSON.stringify(value), "application/json", init);
+    // Every Weft schema carries its encoder (lib/json/schema.ts); a wrapped validator does not,
+    // and calling it throws a TypeError.
+    const encode = (schema as unknown as { "~encode": (value: T) => string })["~encode"];
+    return this.#build(encode(value), "application/json", init);
+  }
+
+  /**
+   * Builds a redirect; it carries the headers of {@linkcode Context.res}.
+   *
+   * @param location The target URL (absolute, or a path).
+   * @param status 301, 302, 303, 307 or 308.
+   * @throws {TypeError} For another status, or a location with CR or LF.
+   *
+   * @example
+   * ```ts
+   * import { Context } from "./context.ts";
+   * import assert from "node:assert/strict";
+   *
+   * const res = new Context(new Request("http://localhost/old")).redirect("/new", 308);
+   * assert.equal(res.status, 308);
+   * assert.equal(res.headers.get("location"), "/new");
+   * ```
+   */
+  redirect(location: string, status: RedirectStatus = 302): Response {
+    // 301, 302, 303, 307 and 308 only (RFC 9110 §15.4); a CR or LF would split the header.
+    if (![301, 302, 303, 307, 308].includes(status) || /[\r\n]/.test(location)) {
+      throw new TypeError(
+        `Cannot redirect to "${location}" with ${status}: use 301-303, 307 or 308, and no CR or LF`,
+      );
+    }
+    return this.#build(null, null, { status, headers: { location } });
+  }
+
+  /**
+   * Builds a response that carries {@linkcode Context.res} headers and status.
    *
    * @param body The body.
    * @param contentType The `Content-Type`, unless `null`.
    * @param status The status; `ctx.res.status` by default.
    */
   respond(body: BodyInit | null, contentType: string | null, status?: number): Response {
-    const state = this.#res;
-    if (state === undefined) {
-      return new Response(
-        body,
-        contentType === null
-          ? { status: status ?? 200 }
-          : { status: status ?? 200, headers: { "content-type": contentType } },
-      );
-    }
-    const headers = new Headers(state.headers);
-    if (contentType !== null && !headers.has("content-type")) {
-      headers.set("content-type", contentType);
-    }
-    return new Response(body, { status: status ?? state.status, headers });
+    return this.#build(body, contentType, status === undefined ? undefined : { status });
   }
+
+  // ctx.res first, then init; the app entry point does not apply ctx.res to it a second time.
+  #build(body: BodyInit | null, type: string | null, init: ResponseInit | undefined): Response {
+    const state = this.#res;
+    const headers = new Headers(state?.headers);
+    if (init?.headers !== undefined) {
+      for (const [name, value] of new Headers(init.headers)) {
+        if (name === "set-cookie") headers.append(name, value);
+        else headers.set(name, value);
+      }
+    }
+    if (type !== null && !headers.has("content-type")) headers.set("content-type", type);
+    const res = new Response(body, {
+      status: init?.status ?? state?.status ?? 200,
+      statusText: init?.statusText,
+      headers,
+    });
+    if (state !== undefined) (this as unknown as { [BUILT]: Response })[BUILT] = res;
+    return res;
+  }
+}
+
+/**
+ * The statuses {@linkcode Context.redirect} accepts.
+ *
+ * @example
+ * ```ts
+ * import type { RedirectStatus } from "../mod.ts";
+ * const seeOther: RedirectStatus = 303;
+ * ```
+ */
+export type RedirectStatus = 301 | 302 | 303 | 307 | 308;
+
+/**
+ * The options of {@linkcode Context.json}: the response's status and headers, and a schema.
+ *
+ * @example
+ * ```ts
+ * import { Context, type JsonInit, schema } from "../mod.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const Id = schema.object({ id: schema.integer() });
+ * const init: JsonInit<{ id: number }> = { status: 201, schema: Id };
+ * const res = new Context(new Request("http://localhost/")).json({ id: 1 }, init);
+ * assert.equal(res.status, 201);
+ * ```
+ */
+export interface JsonInit<T = unknown> extends ResponseInit {
+  /** A Weft schema: only its fields are written (through `json.encode`). */
+  schema?: Decodable<T>;
 }
 
 async function readBody(request: Request, limit: number): Promise<Uint8Array<ArrayBuffer>> {

@@ -14,6 +14,54 @@ Deno.test("the demo app answers its routes", async () => {
   assert.deepEqual(await hello.json(), { hello: "you" });
 });
 
+const TOKEN = { authorization: "Bearer demo-token" };
+
+Deno.test("the demo app's API: groups, per-route auth with a typed user, a typed query", async () => {
+  const fetch = (path: string, init?: RequestInit) =>
+    app.fetch(new Request(`http://localhost${path}`, init));
+  const notes = await fetch("/api/notes?limit=1");
+  assert.equal(notes.status, 200);
+  assert.equal(notes.headers.get("access-control-allow-origin"), "*"); // the group's cors()
+  assert.match(notes.headers.get("x-request-id") ?? "", /^[0-9a-f-]{36}$/);
+  const [first] = await notes.json();
+  assert.deepEqual(Object.keys(first), ["id", "author", "text"]); // createdBy never leaks
+
+  for (const bad of ["4.2", "ten", ""]) {
+    const res = await fetch(`/api/notes?limit=${bad}`);
+    assert.equal(res.status, 400);
+    assert.equal((await res.json()).errors[0].path, "$.limit");
+  }
+  assert.equal((await fetch("/api/notes/x")).status, 400);
+  assert.equal((await fetch("/api/notes/1")).status, 200);
+
+  const anonymous = await fetch("/api/me");
+  assert.equal(anonymous.status, 401);
+  await anonymous.body?.cancel();
+  const me = await fetch("/api/me", { headers: TOKEN });
+  assert.deepEqual(await me.json(), { name: "demo" });
+
+  const created = await fetch("/api/me/notes", {
+    method: "POST",
+    headers: TOKEN,
+    body: "buy milk",
+  });
+  assert.equal(created.status, 201);
+  const note = await created.json();
+  assert.equal(note.author, "demo");
+  const mine = await fetch("/api/notes?author=demo");
+  assert.ok((await mine.json()).some((n: { id: number }) => n.id === note.id));
+});
+
+Deno.test("the demo app's hooks: a not-found page, and a 405 with Allow", async () => {
+  const missing = await app.fetch(new Request("http://localhost/nowhere"));
+  assert.equal(missing.status, 404);
+  assert.equal(missing.headers.get("content-type"), "text/html; charset=utf-8");
+  assert.match(await missing.text(), /No page at \/nowhere/);
+  const refused = await app.fetch(new Request("http://localhost/api/notes", { method: "DELETE" }));
+  assert.equal(refused.status, 405);
+  await refused.body?.cancel();
+});
+
 function freePort(): number {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const { port } = listener.addr as Deno.NetAddr;

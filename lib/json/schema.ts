@@ -8,6 +8,7 @@ import type { Infer, StandardSchemaV1, StandardSchemaV1Props } from "./standard_
 import type { Decodable, DecodeResult } from "./json_error.ts";
 import { standardValidate } from "./_explain.ts";
 import { decode } from "./decode.ts";
+import { encode } from "./encode.ts";
 
 /** A JSON scalar. */
 export type JsonPrimitive = string | number | boolean | null;
@@ -267,6 +268,12 @@ function node<T extends SchemaNode>(fields: Record<string, any> & { kind: T["kin
   });
   Object.defineProperty(schema, "~decode", {
     value: (data: Uint8Array | string) => decode(data, schema as unknown as SchemaNode),
+    enumerable: false,
+  });
+  // The encoder travels with the schema too (what `ctx.json(value, { schema })` calls), so the
+  // core never imports it.
+  Object.defineProperty(schema, "~encode", {
+    value: (value: unknown) => encode(value as never, schema as unknown as SchemaNode),
     enumerable: false,
   });
   BUILT.add(Object.freeze(schema));

@@ -4,16 +4,14 @@
  *
  * @example
  * ```ts
- * import { chain, get, router } from "../../mod.ts";
+ * import { get, router } from "../../mod.ts";
  * import { jwt } from "./mod.ts";
  * import { SignJWT } from "jose";
  * import assert from "node:assert/strict";
  *
  * const secret = "a-secret-of-at-least-thirty-two-characters";
- * const app = chain(
- *   [jwt({ secret, algorithms: ["HS256"], issuer: "https://id.example" })],
- *   router([get("/me", (ctx) => ctx.json({ sub: (ctx.user as { sub: string }).sub }))]),
- * );
+ * const requireToken = jwt({ secret, algorithms: ["HS256"], issuer: "https://id.example" });
+ * const app = router([get("/me", [requireToken], (ctx) => ctx.json({ sub: ctx.var.user.sub }))]);
  * const token = await new SignJWT({ sub: "ada" })
  *   .setProtectedHeader({ alg: "HS256" })
  *   .setIssuer("https://id.example")
@@ -37,9 +35,8 @@ import {
   jwtVerify,
   type JWTVerifyGetKey,
 } from "jose";
-import type { Context } from "../context.ts";
 import { HttpError } from "../http/http_error.ts";
-import { auth, BearerError } from "../middleware/auth.ts";
+import { auth, type AuthVariables, BearerError } from "../middleware/auth.ts";
 import type { Middleware } from "../types.ts";
 
 export type { JWTPayload } from "jose";
@@ -143,8 +140,10 @@ export interface JwtOptions {
  * assert.equal(jwtPayload(ctx), undefined);
  * ```
  */
-export function jwtPayload<T extends JWTPayload = JWTPayload>(ctx: Context): T | undefined {
-  return ctx.user as T | undefined;
+export function jwtPayload<T extends JWTPayload = JWTPayload>(
+  ctx: { readonly var: object },
+): T | undefined {
+  return (ctx.var as { user?: T }).user;
 }
 
 function keyResolver(options: JwtOptions): Uint8Array | CryptoKey | JWK | JWTVerifyGetKey {
@@ -223,7 +222,7 @@ function describe(error: unknown): string | undefined {
  * that fails verification a 401 with `error="invalid_token"` and an `error_description`
  * saying why: expired, not valid yet, wrong issuer or audience, wrong signature, algorithm not
  * allowed, malformed, too long. `exp` is required. A verified token's payload becomes
- * `ctx.user` (read it typed with {@linkcode jwtPayload}).
+ * `ctx.var.user` (also read typed with {@linkcode jwtPayload}).
  *
  * The algorithms are an explicit allow-list checked against the token's `alg` before the
  * signature: `none` cannot be listed, and HMAC algorithms go only with a `secret`, asymmetric
@@ -235,7 +234,7 @@ function describe(error: unknown): string | undefined {
  * @throws {TypeError} When the options mix key kinds and algorithms, list no or unknown
  * algorithms, or give no key, or more than one.
  */
-export function jwt(options: JwtOptions): Middleware {
+export function jwt(options: JwtOptions): Middleware<AuthVariables<JWTPayload>> {
   const algorithms = options?.algorithms;
   if (!Array.isArray(algorithms) || algorithms.length === 0) {
     throw new TypeError("Cannot create jwt(): algorithms must list at least one algorithm");

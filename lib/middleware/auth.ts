@@ -6,7 +6,7 @@
  */
 import type { Context } from "../context.ts";
 import { problem } from "../http/problem.ts";
-import type { Middleware } from "../types.ts";
+import type { Middleware, Params } from "../types.ts";
 
 /**
  * Checks a bearer token: returns the user it belongs to (any value but `null`, `undefined`
@@ -14,12 +14,41 @@ import type { Middleware } from "../types.ts";
  * {@linkcode BearerError} refuses the token with that error and description; any other throw
  * (or a rejected promise) is an internal error: the client gets a 500, never a 401.
  */
-export type BearerValidator = (token: string, ctx: Context) => unknown;
+export type BearerValidator = (
+  token: string,
+  ctx: Context<Params, { "auth.token": string }>,
+) => unknown;
+
+/** The user a validator vouches for: what it returns or resolves to, less `null`/`undefined`/`false`. */
+export type ValidatedUser<F extends BearerValidator> = Exclude<
+  Awaited<ReturnType<F>>,
+  null | undefined | false
+>;
+
+/**
+ * The variables {@linkcode auth} sets: `user`, what the validator returned, and
+ * `"auth.token"`, the bearer token.
+ *
+ * @example
+ * ```ts
+ * import { auth, type AuthVariables, type Middleware, type ValidatedUser } from "../../mod.ts";
+ *
+ * const validate = (token: string) => token === "t" ? { name: "ada" } : null;
+ * type User = ValidatedUser<typeof validate>; // { name: string }
+ * const requireUser: Middleware<AuthVariables<User>> = auth({ validate });
+ * ```
+ */
+export interface AuthVariables<U> {
+  /** The user the token belongs to. */
+  user: U;
+  /** The bearer token as sent. */
+  "auth.token": string;
+}
 
 /** Options of {@linkcode auth}. */
-export interface AuthOptions {
+export interface AuthOptions<F extends BearerValidator = BearerValidator> {
   /** Decides whether a token is valid and whom it belongs to. */
-  validate: BearerValidator;
+  validate: F;
   /**
    * The protection space named in `WWW-Authenticate` challenges.
    *
@@ -139,9 +168,10 @@ function isPreflight(ctx: Context): boolean {
 
 /**
  * Authenticates requests with an OAuth 2.0 bearer token (RFC 6750). The `Authorization`
- * scheme `Bearer` is matched case-insensitively; the token is stored with
- * `ctx.set("auth.token", token)` and passed to `validate`; a valid token sets `ctx.user` to
- * what `validate` returned and the chain continues. Every refusal is an
+ * scheme `Bearer` is matched case-insensitively; the token is stored as
+ * `ctx.var["auth.token"]` and passed to `validate`; a valid token sets `ctx.var.user` to what
+ * `validate` returned (typed: the handler behind it sees `ctx.var.user: U`) and the chain
+ * continues. Every refusal is an
  * `application/problem+json` response with a `WWW-Authenticate` challenge (RFC 6750 §3):
  *
  * - no bearer credentials (no header, or another scheme): 401, `Bearer realm="…"`;
@@ -160,13 +190,13 @@ function isPreflight(ctx: Context): boolean {
  *
  * @example
  * ```ts
- * import { chain, get, router } from "../../mod.ts";
+ * import { chain } from "../../mod.ts";
  * import { auth, bearerTokens } from "./auth.ts";
  * import assert from "node:assert/strict";
  *
  * const app = chain(
  *   [auth({ validate: bearerTokens(["s3cr3t"]), realm: "example" })],
- *   router([get("/me", (ctx) => ctx.json({ user: ctx.user, token: ctx.get("auth.token") }))]),
+ *   (ctx) => ctx.json({ user: ctx.var.user, token: ctx.get("auth.token") }),
  * );
  * const ok = await app.fetch(
  *   new Request("http://localhost/me", { headers: { authorization: "Bearer s3cr3t" } }),
@@ -183,7 +213,9 @@ function isPreflight(ctx: Context): boolean {
  * assert.equal(wrong.headers.get("www-authenticate"), 'Bearer realm="example", error="invalid_token"');
  * ```
  */
-export function auth(options: AuthOptions): Middleware {
+export function auth<F extends BearerValidator>(
+  options: AuthOptions<F>,
+): Middleware<AuthVariables<ValidatedUser<F>>> {
   const validate = options?.validate;
   if (typeof validate !== "function") {
     throw new TypeError("Cannot create auth(): validate must be a function");
@@ -230,7 +262,7 @@ export function auth(options: AuthOptions): Middleware {
         "www-authenticate": invalidToken,
       });
     }
-    ctx.user = user;
+    ctx.var.user = user as ValidatedUser<F>;
     return await next();
   };
 }
@@ -247,7 +279,7 @@ async function digest(text: string): Promise<Uint8Array> {
  * the time taken says nothing about how much of a token matched or how long the tokens are;
  * tokens of any length compare without throwing.
  *
- * @param tokens The accepted tokens; with a `Map`, each token's value becomes `ctx.user`.
+ * @param tokens The accepted tokens; with a `Map`, each token's value becomes `ctx.var.user`.
  * @returns A validator for {@linkcode AuthOptions.validate}: the user (`true` for a list) or
  * `null`.
  * @throws {TypeError} When a token is not a valid RFC 6750 b64token (it could never be sent).

@@ -154,7 +154,7 @@ export function logger(options: LoggerOptions = {}): Middleware {
         status,
         ms: Math.round((performance.now() - start) * 100) / 100,
       };
-      const id = ctx.get(REQUEST_ID_KEY);
+      const id = (ctx.var as { [REQUEST_ID_KEY]?: unknown })[REQUEST_ID_KEY];
       if (typeof id === "string") record.requestId = escapeLog(id);
       emit(record);
     }

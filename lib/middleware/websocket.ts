@@ -30,7 +30,7 @@ export type WebSocketState = "connecting" | "open" | "closing" | "closed";
 
 /** An upgraded WebSocket, as handlers see it. */
 export interface WebSocketConnection {
-  /** The context of the upgrade request: params, `ctx.user` from auth, entries. */
+  /** The context of the upgrade request: params, and the variables middleware set (`ctx.var`). */
   readonly ctx: Context;
   /** The negotiated subprotocol; `""` when none. */
   readonly protocol: string;
@@ -82,8 +82,8 @@ export interface WebSocketHandlers {
   onClose?(socket: WebSocketConnection, code: number, reason: string): void | Promise<void>;
   /**
    * A handler threw (the socket then closes with 1011), or the runtime failed the connection
-   * because the peer broke the protocol. Without `onError`, handler errors go to the app's error
-   * reporter (`console.error` by default) and protocol errors are dropped.
+   * because the peer broke the protocol. Without `onError`, handler errors go to the app's
+   * `onError` hook (`console.error` without one) and protocol errors are dropped.
    */
   onError?(socket: WebSocketConnection, error: unknown): void | Promise<void>;
 }

@@ -5,27 +5,54 @@
  * @module
  */
 import { createApp, settle } from "../_app.ts";
+import { compose } from "../chain.ts";
 import type { Context } from "../context.ts";
 import type { HttpError } from "../http/http_error.ts";
 import { problem } from "../http/problem.ts";
 import { sameOriginPath } from "../http/same_origin_path.ts";
-import type { App, Handler, Params } from "../types.ts";
+import type { App, AppHooks, Handler, Middleware, Params, VariablesOf } from "../types.ts";
 import { parsePattern, type PathParams } from "./pattern.ts";
 import { RadixTree } from "./radix.ts";
 import { restoreParam } from "./_path.ts";
 
 /** A route definition made by {@linkcode route} or a method constructor. */
-export interface Route {
+export interface Route<V extends object = Record<never, never>> {
   /** The HTTP method, upper case. */
   readonly method: string;
   /** The route pattern. */
   readonly pattern: string;
-  /** The handler. */
-  readonly handler: Handler;
+  /** The handler, with the route's own middleware folded around it. */
+  readonly handler: Handler<Params, V>;
 }
 
-/** Options of {@linkcode router}. */
-export interface RouterOptions {
+/**
+ * Routes under a common prefix and middleware, made by {@linkcode group}; `V` names the
+ * variables it needs from the groups around it.
+ *
+ * @example
+ * ```ts
+ * import { get, type Group, group } from "./router.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const admin: Group = group("/admin", [], [get("/", (ctx) => ctx.text("admin"))]);
+ * assert.equal(admin.prefix, "/admin");
+ * ```
+ */
+export interface Group<V extends object = Record<never, never>> {
+  /** The prefix of every pattern in the group (`""` for none). */
+  readonly prefix: string;
+  /** The group's middleware, outermost first. */
+  // deno-lint-ignore no-explicit-any
+  readonly middleware: readonly Middleware<any>[];
+  /** The routes and groups inside. */
+  // deno-lint-ignore no-explicit-any
+  readonly routes: readonly (Route<any> | Group<any>)[];
+  /** Type only: the variables the group's routes need from outside it. */
+  readonly "~needs"?: (ctx: Context<Params, V>) => void;
+}
+
+/** Options of {@linkcode router}: routing policies and the app's hooks. */
+export interface RouterOptions extends AppHooks {
   /**
    * `"strict"`: `/a/` and `/a` are different paths. `"redirect"`: a miss whose other form (with
    * or without the trailing slash) matches is answered with a 308 to that form.
@@ -47,96 +74,202 @@ export interface RouterOptions {
 }
 
 /**
+ * A route constructor (`get`, `post`, …): `(pattern, handler)`, or `(pattern, middleware,
+ * handler)` with middleware that run for this route only and whose variables the handler sees.
+ * `ctx.params` is typed from the pattern.
+ *
+ * @example
+ * ```ts
+ * import { post, type RouteConstructor } from "./router.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const constructor: RouteConstructor = post;
+ * const route = constructor("/notes/:id", (ctx) => ctx.text(ctx.params.id));
+ * assert.equal(route.method, "POST");
+ * ```
+ */
+export interface RouteConstructor {
+  /**
+   * @param pattern A pattern such as `"/users/:id"` or `"/files/*path"`.
+   * @param handler The handler.
+   */
+  <P extends string, V extends object = Record<never, never>>(
+    pattern: P,
+    handler: Handler<PathParams<P>, V>,
+  ): Route<V>;
+  /**
+   * @param pattern A pattern such as `"/users/:id"` or `"/files/*path"`.
+   * @param middleware Middleware for this route only, outermost first.
+   * @param handler The handler; it sees the middleware's variables.
+   */
+  <
+    P extends string,
+    // deno-lint-ignore no-explicit-any
+    const M extends readonly Middleware<any>[],
+    V extends object = Record<never, never>,
+  >(
+    pattern: P,
+    middleware: M,
+    handler: Handler<PathParams<P>, V & VariablesOf<M>>,
+  ): Route<V>;
+}
+
+/**
  * Defines a route for any method.
  *
  * @param method The HTTP method (case-insensitive; stored upper case).
  * @param pattern A pattern such as `"/users/:id"` or `"/files/*path"`.
+ * @param middleware Middleware for this route only (optional).
  * @param handler The handler; `ctx.params` is typed from the pattern.
  * @returns The route definition.
+ *
+ * @example
+ * ```ts
+ * import { route, router } from "./router.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const app = router([route("PROPFIND", "/dav/*path", (ctx) => ctx.text(ctx.params.path))]);
+ * const res = await app.fetch(new Request("http://localhost/dav/a/b", { method: "PROPFIND" }));
+ * assert.equal(await res.text(), "a/b");
+ * ```
  */
-export function route<P extends string>(
+export function route<P extends string, V extends object = Record<never, never>>(
   method: string,
   pattern: P,
-  handler: Handler<PathParams<P>>,
-): Route {
-  return { method: method.toUpperCase(), pattern, handler: handler as unknown as Handler };
+  handler: Handler<PathParams<P>, V>,
+): Route<V>;
+/**
+ * Defines a route for any method, with middleware for this route only.
+ *
+ * @param method The HTTP method (case-insensitive; stored upper case).
+ * @param pattern A pattern such as `"/users/:id"` or `"/files/*path"`.
+ * @param middleware Middleware for this route only, outermost first.
+ * @param handler The handler; it sees the middleware's variables.
+ * @returns The route definition.
+ */
+export function route<
+  P extends string,
+  // deno-lint-ignore no-explicit-any
+  const M extends readonly Middleware<any>[],
+  V extends object = Record<never, never>,
+>(
+  method: string,
+  pattern: P,
+  middleware: M,
+  handler: Handler<PathParams<P>, V & VariablesOf<M>>,
+): Route<V>;
+export function route(
+  method: string,
+  pattern: string,
+  // deno-lint-ignore no-explicit-any
+  middleware: readonly Middleware<any>[] | Handler<any, any>,
+  // deno-lint-ignore no-explicit-any
+  handler?: Handler<any, any>,
+  // deno-lint-ignore no-explicit-any
+): Route<any> {
+  return {
+    method: method.toUpperCase(),
+    pattern,
+    handler: handler === undefined
+      ? middleware as Handler
+      : compose(middleware as readonly Middleware[], handler),
+  };
+}
+
+function method(name: string): RouteConstructor {
+  // deno-lint-ignore no-explicit-any
+  return (pattern: string, middleware: any, handler?: any) =>
+    route(name, pattern, middleware, handler);
 }
 
 /**
  * Defines a GET route (HEAD is answered by it too, without the body).
  *
- * @param pattern The route pattern; `ctx.params` is typed from it.
- * @param handler The handler.
- * @returns The route definition.
+ * @example
+ * ```ts
+ * import { get, router } from "./router.ts";
+ * import type { Middleware } from "../types.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const locale: Middleware<{ locale: string }> = (ctx, next) => {
+ *   ctx.var.locale = ctx.header("accept-language") ?? "en";
+ *   return next();
+ * };
+ * const app = router([
+ *   get("/notes/:id", [locale], (ctx) => ctx.json({ id: ctx.params.id, locale: ctx.var.locale })),
+ * ]);
+ * const res = await app.fetch(new Request("http://localhost/notes/7"));
+ * assert.deepEqual(await res.json(), { id: "7", locale: "en" });
+ * ```
  */
-export function get<P extends string>(pattern: P, handler: Handler<PathParams<P>>): Route {
-  return route("GET", pattern, handler);
-}
+export const get: RouteConstructor = /* @__PURE__ */ method("GET");
+/** Defines a POST route; see {@linkcode get} for the forms. */
+export const post: RouteConstructor = /* @__PURE__ */ method("POST");
+/** Defines a PUT route; see {@linkcode get} for the forms. */
+export const put: RouteConstructor = /* @__PURE__ */ method("PUT");
+/** Defines a PATCH route; see {@linkcode get} for the forms. */
+export const patch: RouteConstructor = /* @__PURE__ */ method("PATCH");
+/** Defines a DELETE route (`delete` is a reserved word); see {@linkcode get} for the forms. */
+export const del: RouteConstructor = /* @__PURE__ */ method("DELETE");
+/** Defines a HEAD route (overrides the automatic HEAD of a GET route). */
+export const head: RouteConstructor = /* @__PURE__ */ method("HEAD");
+/** Defines an OPTIONS route (overrides the automatic 204 with `Allow`). */
+export const options: RouteConstructor = /* @__PURE__ */ method("OPTIONS");
 
 /**
- * Defines a POST route.
+ * Groups routes under a path prefix and middleware. Groups nest, and `router()` flattens them
+ * into its one tree when it is built: a grouped route is matched, prioritised and checked for
+ * conflicts exactly like the same route written flat with the full pattern, and its handler
+ * runs behind the middleware of every group around it. A group's middleware also wrap the
+ * 405 and automatic OPTIONS answers for its paths (so `cors()` in a group decorates
+ * preflights); a 404 runs none.
  *
- * @param pattern The route pattern; `ctx.params` is typed from it.
- * @param handler The handler.
- * @returns The route definition.
- */
-export function post<P extends string>(pattern: P, handler: Handler<PathParams<P>>): Route {
-  return route("POST", pattern, handler);
-}
-
-/**
- * Defines a PUT route.
+ * @param prefix A path such as `"/api"` (no trailing slash), or `""`. A route `"/"` inside is
+ * the prefix itself.
+ * @param middleware The group's middleware, outermost first; the routes see their variables.
+ * @param routes Routes and groups.
+ * @returns The group, for `router()` or another group.
  *
- * @param pattern The route pattern; `ctx.params` is typed from it.
- * @param handler The handler.
- * @returns The route definition.
- */
-export function put<P extends string>(pattern: P, handler: Handler<PathParams<P>>): Route {
-  return route("PUT", pattern, handler);
-}
-
-/**
- * Defines a PATCH route.
+ * @example
+ * ```ts
+ * import { get, group, router } from "./router.ts";
+ * import type { Middleware } from "../types.ts";
+ * import assert from "node:assert/strict";
  *
- * @param pattern The route pattern; `ctx.params` is typed from it.
- * @param handler The handler.
- * @returns The route definition.
+ * const user: Middleware<{ user: string }> = (ctx, next) => {
+ *   ctx.var.user = "ada";
+ *   return next();
+ * };
+ * const app = router([
+ *   get("/", (ctx) => ctx.text("home")),
+ *   group("/api", [user], [
+ *     get("/me", (ctx) => ctx.json({ user: ctx.var.user })),
+ *     group("/admin", [], [get("/", (ctx) => ctx.text(`admin ${ctx.var.user}`))]),
+ *   ]),
+ * ]);
+ * const me = await app.fetch(new Request("http://localhost/api/me"));
+ * assert.deepEqual(await me.json(), { user: "ada" });
+ * const admin = await app.fetch(new Request("http://localhost/api/admin"));
+ * assert.equal(await admin.text(), "admin ada");
+ * ```
  */
-export function patch<P extends string>(pattern: P, handler: Handler<PathParams<P>>): Route {
-  return route("PATCH", pattern, handler);
-}
-
-/**
- * Defines a DELETE route (`delete` is a reserved word).
- *
- * @param pattern The route pattern; `ctx.params` is typed from it.
- * @param handler The handler.
- * @returns The route definition.
- */
-export function del<P extends string>(pattern: P, handler: Handler<PathParams<P>>): Route {
-  return route("DELETE", pattern, handler);
-}
-
-/**
- * Defines a HEAD route (overrides the automatic HEAD of a GET route).
- *
- * @param pattern The route pattern; `ctx.params` is typed from it.
- * @param handler The handler.
- * @returns The route definition.
- */
-export function head<P extends string>(pattern: P, handler: Handler<PathParams<P>>): Route {
-  return route("HEAD", pattern, handler);
-}
-
-/**
- * Defines an OPTIONS route (overrides the automatic 204 with `Allow`).
- *
- * @param pattern The route pattern; `ctx.params` is typed from it.
- * @param handler The handler.
- * @returns The route definition.
- */
-export function options<P extends string>(pattern: P, handler: Handler<PathParams<P>>): Route {
-  return route("OPTIONS", pattern, handler);
+export function group<
+  // deno-lint-ignore no-explicit-any
+  const M extends readonly Middleware<any>[],
+  V extends object = Record<never, never>,
+>(
+  prefix: string,
+  middleware: M,
+  routes: readonly (Route<NoInfer<V> & VariablesOf<M>> | Group<NoInfer<V> & VariablesOf<M>>)[],
+): Group<V> {
+  if (
+    typeof prefix !== "string" || (prefix !== "" && (prefix[0] !== "/" || prefix.endsWith("/")))
+  ) {
+    throw new TypeError(
+      `Cannot build the group "${prefix}": a prefix starts with "/" and does not end with one`,
+    );
+  }
+  return { prefix, middleware, routes };
 }
 
 interface Target {
@@ -147,6 +280,31 @@ interface Target {
   headFromGet: boolean;
   /** A static pattern without "%": a path equal to it needs no percent-decoding. */
   plain: boolean;
+  /** The 405 and automatic OPTIONS answer behind the route's group middleware, if any. */
+  refuse?: Handler;
+}
+
+// deno-lint-ignore no-explicit-any
+type Item = Route<any> | Group<any>;
+// deno-lint-ignore no-explicit-any
+type AnyMiddleware = Middleware<any>;
+
+// Groups flattened: each route with its full pattern and its groups' middleware, outermost first.
+function flatten(
+  items: readonly Item[],
+  prefix: string,
+  middleware: readonly AnyMiddleware[],
+  out: [Route, readonly AnyMiddleware[]][],
+): [Route, readonly AnyMiddleware[]][] {
+  for (const item of items) {
+    if ("prefix" in item) {
+      flatten(item.routes, prefix + item.prefix, [...middleware, ...item.middleware], out);
+    } else {
+      const pattern = prefix !== "" && item.pattern === "/" ? prefix : prefix + item.pattern;
+      out.push([{ method: item.method, pattern, handler: item.handler as Handler }, middleware]);
+    }
+  }
+  return out;
 }
 
 function isPlain(pattern: string): boolean {
@@ -194,10 +352,11 @@ async function countBytes(body: ReadableStream<Uint8Array>): Promise<number | un
  * Builds a router: a radix tree over the routes, with built-in 404, 405 (with `Allow`),
  * automatic HEAD for GET routes and automatic OPTIONS (204 with `Allow`). Priority is by
  * specificity (static, then `:param`, then `*wildcard`), never by registration order.
- * Conflicting routes throw here, not at request time.
+ * Conflicting routes throw here, not at request time. Groups are flattened into the same tree.
  *
- * @param routes Route definitions from `get()`, `post()`, … or `route()`.
- * @param options The trailing-slash policy and whether to compile the routes.
+ * @param routes Route definitions from `get()`, `post()`, … or `route()`, and `group()`s.
+ * @param options The trailing-slash policy, whether to compile the routes, and the app's
+ * hooks (`notFound`, `onError`).
  * @returns An App: a handler with a `fetch` method.
  *
  * @example
@@ -214,24 +373,47 @@ async function countBytes(body: ReadableStream<Uint8Array>): Promise<number | un
  * assert.equal((await app.fetch(new Request("http://localhost/nope"))).status, 404);
  * ```
  */
-export function router(routes: readonly Route[], options?: RouterOptions): App;
-export function router(routes: readonly Route[], options: RouterOptions = {}): App {
+export function router(routes: readonly (Route | Group)[], options?: RouterOptions): App;
+export function router(routes: readonly (Route | Group)[], options: RouterOptions = {}): App {
   const tree = new RadixTree<Target>();
-  for (const { method, pattern, handler } of routes) {
+  const gets = new Map<string, Target>();
+  for (const [{ method, pattern, handler }, middleware] of flatten(routes, "", [], [])) {
     if (typeof handler !== "function") {
       throw new TypeError(`Cannot add route "${method} ${pattern}": the handler is not a function`);
     }
-    tree.add(method, pattern, { handler, pattern, headFromGet: false, plain: isPlain(pattern) });
+    const target: Target = {
+      handler: middleware.length > 0 ? compose(middleware, handler) : handler,
+      pattern,
+      headFromGet: false,
+      plain: isPlain(pattern),
+      refuse: middleware.length > 0 ? compose(middleware, refuse) : undefined,
+    };
+    tree.add(method, pattern, target);
+    if (method === "GET") gets.set(pattern, target);
   }
-  for (const { method, pattern, handler } of routes) {
-    if (method === "GET" && !tree.has("HEAD", pattern)) {
-      tree.add("HEAD", pattern, { handler, pattern, headFromGet: true, plain: isPlain(pattern) });
-    }
+  for (const [pattern, target] of gets) {
+    if (!tree.has("HEAD", pattern)) tree.add("HEAD", pattern, { ...target, headFromGet: true });
   }
   const redirect = options.trailingSlash === "redirect";
+  const notFound = options.notFound;
   const find = options.compile === false ? tree.find.bind(tree) : tree.compile();
 
-  function miss(ctx: Context, path: string): Response {
+  // 405 with Allow, or the automatic OPTIONS answer, for a path that has routes.
+  function refuse(ctx: Context): Response {
+    const path = ctx.path.includes("%") ? ctx.decodedPath : ctx.path;
+    const allowed = tree.methodsFor(path);
+    if (!allowed.includes("OPTIONS")) allowed.push("OPTIONS");
+    const allow = allowed.join(", ");
+    if (ctx.req.method === "OPTIONS") {
+      return new Response(null, { status: 204, headers: { allow } });
+    }
+    return problem({
+      status: 405,
+      detail: `${ctx.req.method} is not allowed on ${ctx.path}`,
+    }, { allow });
+  }
+
+  function miss(ctx: Context, path: string): Response | Promise<Response> {
     const allowed = tree.methodsFor(path);
     if (allowed.length === 0) {
       if (redirect && path !== "/") {
@@ -249,17 +431,11 @@ export function router(routes: readonly Route[], options: RouterOptions = {}): A
           });
         }
       }
+      if (notFound !== undefined) return notFound(ctx);
       return problem({ status: 404, detail: `No route matches ${ctx.path}` });
     }
-    if (!allowed.includes("OPTIONS")) allowed.push("OPTIONS");
-    const allow = allowed.join(", ");
-    if (ctx.req.method === "OPTIONS") {
-      return new Response(null, { status: 204, headers: { allow } });
-    }
-    return problem({
-      status: 405,
-      detail: `${ctx.req.method} is not allowed on ${ctx.path}`,
-    }, { allow });
+    // A grouped path: its group middleware (cors()…) wrap the answer.
+    return (find(allowed[0], path)!.data.refuse ?? refuse)(ctx);
   }
 
   return createApp(function router(ctx: Context): Response | Promise<Response> {
@@ -294,5 +470,5 @@ export function router(routes: readonly Route[], options: RouterOptions = {}): A
     ctx.route = pattern;
     if (!headFromGet) return handler(ctx);
     return settle(ctx, handler).then(withoutBody);
-  });
+  }, options);
 }

@@ -76,7 +76,7 @@ function parse(header: string | null): Parsed {
 }
 
 /**
- * Authenticates requests with HTTP Basic credentials (RFC 7617). A valid pair sets `ctx.user`
+ * Authenticates requests with HTTP Basic credentials (RFC 7617). A valid pair sets `ctx.var.user`
  * to what `verify` returned (the user-id when it returned `true`). Refusals are
  * `application/problem+json` with the challenge `Basic realm="…", charset="UTF-8"`:
  *
@@ -93,14 +93,12 @@ function parse(header: string | null): Parsed {
  *
  * @example
  * ```ts
- * import { chain, get, router } from "../../mod.ts";
+ * import { get, router } from "../../mod.ts";
  * import { basicAuth, basicUsers } from "./basic_auth.ts";
  * import assert from "node:assert/strict";
  *
- * const app = chain(
- *   [basicAuth({ verify: basicUsers({ ada: "lovelace" }), realm: "admin" })],
- *   router([get("/", (ctx) => ctx.json({ user: ctx.user }))]),
- * );
+ * const admin = basicAuth({ verify: basicUsers({ ada: "lovelace" }), realm: "admin" });
+ * const app = router([get("/", [admin], (ctx) => ctx.json({ user: ctx.var.user }))]);
  * const ok = await app.fetch(new Request("http://localhost/", {
  *   headers: { authorization: `Basic ${btoa("ada:lovelace")}` },
  * }));
@@ -110,7 +108,7 @@ function parse(header: string | null): Parsed {
  * assert.equal(missing.headers.get("www-authenticate"), 'Basic realm="admin", charset="UTF-8"');
  * ```
  */
-export function basicAuth(options: BasicAuthOptions): Middleware {
+export function basicAuth(options: BasicAuthOptions): Middleware<{ user: unknown }> {
   const verify = options?.verify;
   if (typeof verify !== "function") {
     throw new TypeError("Cannot create basicAuth(): verify must be a function");
@@ -135,7 +133,7 @@ export function basicAuth(options: BasicAuthOptions): Middleware {
     if (user === null || user === undefined || user === false) {
       return problem({ status: 401, detail: "The user-id or password is not valid" }, challenge);
     }
-    ctx.user = user === true ? parsed.username : user;
+    ctx.var.user = user === true ? parsed.username : user;
     return await next();
   };
 }

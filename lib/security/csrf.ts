@@ -7,6 +7,12 @@
 import type { Context } from "../context.ts";
 import { problem } from "../http/problem.ts";
 import type { Middleware } from "../types.ts";
+
+/** The variable {@linkcode csrf} sets: the double-submit token of the request. */
+export interface CsrfVariables {
+  /** The token to put in forms (the same as the cookie's). */
+  "csrf.token": string;
+}
 import { type CookieOptions, getCookie, setCookie } from "./cookie.ts";
 import { randomToken, timingSafeEqual, utf8 } from "./_crypto.ts";
 
@@ -68,8 +74,8 @@ const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
  * assert.match(res.headers.getSetCookie()[0], new RegExp(`^csrf_token=${token};`));
  * ```
  */
-export function csrfToken(ctx: Context): string | undefined {
-  return ctx.get<string>(CSRF_TOKEN_KEY);
+export function csrfToken(ctx: { readonly var: CsrfVariables | object }): string | undefined {
+  return (ctx.var as Partial<CsrfVariables>)[CSRF_TOKEN_KEY];
 }
 
 /**
@@ -106,7 +112,7 @@ export function csrfToken(ctx: Context): string | undefined {
  * assert.equal(cross.status, 403);
  * ```
  */
-export function csrf(options: CsrfOptions = {}): Middleware {
+export function csrf(options: CsrfOptions = {}): Middleware<CsrfVariables> {
   const allowed = options.origin ?? [];
   if (typeof allowed !== "function") {
     for (const origin of allowed) {

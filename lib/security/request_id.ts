@@ -6,6 +6,12 @@
  */
 import type { Context } from "../context.ts";
 import type { Middleware } from "../types.ts";
+
+/** The variable {@linkcode requestId} sets: the request's id. */
+export interface RequestIdVariables {
+  /** The id taken from the request or generated. */
+  "request.id": string;
+}
 import { REQUEST_ID_KEY } from "./_keys.ts";
 
 export { REQUEST_ID_KEY };
@@ -60,8 +66,10 @@ const SAFE_ID = /^[A-Za-z0-9._:+/=-]+$/;
  * assert.equal(res.headers.get("x-request-id"), "abc-123");
  * ```
  */
-export function getRequestId(ctx: Context): string | undefined {
-  return ctx.get<string>(REQUEST_ID_KEY);
+export function getRequestId(
+  ctx: { readonly var: RequestIdVariables | object },
+): string | undefined {
+  return (ctx.var as Partial<RequestIdVariables>)[REQUEST_ID_KEY];
 }
 
 /**
@@ -92,7 +100,7 @@ export function getRequestId(ctx: Context): string | undefined {
  * assert.equal(JSON.parse(lines[0]).requestId, id);
  * ```
  */
-export function requestId(options: RequestIdOptions = {}): Middleware {
+export function requestId(options: RequestIdOptions = {}): Middleware<RequestIdVariables> {
   const header = options.header ?? "x-request-id";
   if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(header)) {
     throw new TypeError(`Cannot create requestId(): "${header}" is not a header name`);

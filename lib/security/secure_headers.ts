@@ -4,8 +4,13 @@
  *
  * @module
  */
-import type { Context } from "../context.ts";
 import type { Middleware } from "../types.ts";
+
+/** The variable {@linkcode secureHeaders} sets when the policy has a nonce. */
+export interface CspVariables {
+  /** The nonce of this response's Content-Security-Policy, if it has one. */
+  "csp.nonce"?: string;
+}
 import { randomToken } from "./_crypto.ts";
 
 /** The key under which `secureHeaders()` stores the request's CSP nonce. */
@@ -124,8 +129,8 @@ function compilePolicy(directives: CspDirectives): { text: string; nonce: boolea
  * assert.equal(res.headers.get("content-security-policy"), `script-src 'self' 'nonce-${nonce}'`);
  * ```
  */
-export function cspNonce(ctx: Context): string | undefined {
-  return ctx.get<string>(CSP_NONCE_KEY);
+export function cspNonce(ctx: { readonly var: CspVariables | object }): string | undefined {
+  return (ctx.var as CspVariables)[CSP_NONCE_KEY];
 }
 
 /**
@@ -155,7 +160,7 @@ export function cspNonce(ctx: Context): string | undefined {
  * assert.equal(tls.headers.get("strict-transport-security"), "max-age=31536000; includeSubDomains");
  * ```
  */
-export function secureHeaders(options: SecureHeadersOptions = {}): Middleware {
+export function secureHeaders(options: SecureHeadersOptions = {}): Middleware<CspVariables> {
   const fixed: [string, string][] = [];
   const add = (name: string, value: string | boolean | undefined, fallback: string) => {
     if (value === false) return;

@@ -6,6 +6,12 @@
  */
 import type { Context } from "../context.ts";
 import type { Middleware } from "../types.ts";
+
+/** The variable {@linkcode session} sets: the request's session. */
+export interface SessionVariables<T = unknown> {
+  /** The session; read it with {@linkcode getSession}. */
+  session: Session<T>;
+}
 import {
   type CookieOptions,
   deleteCookie,
@@ -222,8 +228,8 @@ export class Session<T> {
  * assert.deepEqual(await second.json(), { visits: 2 });
  * ```
  */
-export function getSession<T>(ctx: Context): Session<T> {
-  const current = ctx.get<Session<T>>(SESSION_KEY);
+export function getSession<T>(ctx: { readonly var: SessionVariables | object }): Session<T> {
+  const current = (ctx.var as Partial<SessionVariables<T>>)[SESSION_KEY];
   if (current === undefined) {
     throw new TypeError("Cannot read the session: no session() middleware ran for this request");
   }
@@ -342,7 +348,7 @@ function fromPayload(text: string): unknown {
  * assert.deepEqual(await me.json(), { user: "ada" });
  * ```
  */
-export function session(options: SessionOptions): Middleware {
+export function session(options: SessionOptions): Middleware<SessionVariables> {
   const secrets = secretList(options?.secret, "create session()");
   const { name = "session", ...attributes } = options.cookie ?? {};
   const cookie: CookieOptions = { path: "/", httpOnly: true, sameSite: "Lax", ...attributes };

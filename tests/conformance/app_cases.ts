@@ -68,7 +68,7 @@ function parityApps(weft: Env["weft"]): Record<string, Weft.App> {
         return res;
       })], routes),
     "pass-through layers": chain([(_ctx, next) => next(), (_ctx, next) => next()], routes),
-    "a short-circuit": chain([(ctx) => ctx.json({ short: true }, 202)], routes),
+    "a short-circuit": chain([(ctx) => ctx.json({ short: true }, { status: 202 })], routes),
     "ctx.setHeader() before next()": chain([(ctx, next) => {
       ctx.setHeader("x-before", "1");
       return next();

@@ -57,11 +57,13 @@ const ORIGIN = "https://app.example";
 const TOKEN = "mF_9.B5f-4.1JqM";
 
 function authApp(env: Env): Weft.App {
-  const { auth, bearerTokens, chain, get, router } = weft(env);
-  return chain(
-    [auth({ validate: bearerTokens([TOKEN]), realm: "conformance" })],
-    router([get("/me", (ctx) => ctx.json({ user: ctx.user }))]),
-  );
+  const { auth, bearerTokens, get, group, router } = weft(env);
+  const guard = auth({ validate: bearerTokens([TOKEN]), realm: "conformance" });
+  return router([
+    group("", [guard], [
+      get("/me", (ctx) => ctx.json({ user: ctx.var.user })),
+    ]),
+  ]);
 }
 
 /** The cases, by name. */

@@ -210,7 +210,7 @@ export const securityCases: Record<string, (env: Env) => Promise<void>> = {
     const { basicAuth, basicUsers, chain, get, router } = env.weft;
     const app = chain(
       [basicAuth({ verify: basicUsers({ "zoë": "s3cret" }), realm: "conformance" })],
-      router([get("/", (ctx) => ctx.json({ user: ctx.user }))]),
+      router([get("/", (ctx) => ctx.json({ user: ctx.var.user }))]),
     );
     await withServers(env, app, async (servers) => {
       for (const [, flags, base] of protocols(env, servers)) {

@@ -681,7 +681,7 @@ export const websocketCases: Record<string, (env: Env) => Promise<void>> = {
           "/ws",
           websocket({
             onOpen(socket: WebSocketConnection) {
-              user = socket.ctx.user;
+              user = (socket.ctx.var as { user?: unknown }).user;
               socket.send("welcome");
             },
           }),

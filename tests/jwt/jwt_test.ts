@@ -4,17 +4,21 @@ import assert from "node:assert/strict";
 import { createHmac, generateKeyPairSync, type KeyObject, sign as nodeSign } from "node:crypto";
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from "jose";
 import { chain, get, router, serve } from "../../mod.ts";
-import { setErrorReporter } from "../../lib/_app.ts";
 import { jwt, type JwtOptions, jwtPayload } from "../../lib/jwt/mod.ts";
 import { withDeadline } from "../_deadline.ts";
 
 const SECRET = "a-jwt-secret-of-at-least-thirty-two-bytes";
 const REALM = 'Bearer realm="api"';
 
+// Where the app's onError hook sends errors that became 500s, while a test listens.
+let reportTo: ((error: unknown) => void) | undefined;
+
 function app(options: JwtOptions) {
   return chain(
     [jwt(options)],
-    router([get("/me", (ctx) => ctx.json({ sub: jwtPayload(ctx)?.sub ?? null }))]),
+    router([get("/me", (ctx) => ctx.json({ sub: jwtPayload(ctx)?.sub ?? null }))], {
+      onError: (error) => void reportTo?.(error),
+    }),
   );
 }
 
@@ -273,7 +277,7 @@ Deno.test("jwt() fetches a remote key set, and answers 503 when it cannot", asyn
     onListen: () => {},
   });
   const errors: unknown[] = [];
-  setErrorReporter((error) => errors.push(error));
+  reportTo = (error) => errors.push(error);
   try {
     const a = app({ jwks: `http://127.0.0.1:${jwks.addr.port}/jwks.json`, algorithms: ["ES256"] });
     const token = await new SignJWT({ sub: "remote" }).setProtectedHeader({
@@ -297,7 +301,7 @@ Deno.test("jwt() fetches a remote key set, and answers 503 when it cannot", asyn
     });
     assert.equal((await call(gone, `Bearer ${token}`)).status, 503);
   } finally {
-    setErrorReporter(undefined);
+    reportTo = undefined;
     await withDeadline(jwks.shutdown(), 10_000, "the JWKS server to shut down");
   }
 });

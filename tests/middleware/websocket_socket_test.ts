@@ -3,7 +3,6 @@
 // are in tests/conformance/websocket_cases.ts.
 import assert from "node:assert/strict";
 import { auth, bearerTokens, chain, get, router, serve, type Server } from "../../mod.ts";
-import { setErrorReporter } from "../../lib/_app.ts";
 import { logger, type LogRecord } from "../../lib/middleware/logger.ts";
 import {
   websocket,
@@ -307,7 +306,14 @@ Deno.test("websocket() lets auth refuse the ws client with 401 before the upgrad
       logger({ sink: (_line, record) => records.push(record) }),
       auth({ validate: bearerTokens(new Map([["t0k3n", "ada"]])) }),
     ],
-    router([get("/ws", websocket({ onOpen: (socket) => void (user = socket.ctx.user) }))]),
+    router([
+      get(
+        "/ws",
+        websocket({
+          onOpen: (socket) => void (user = (socket.ctx.var as { user?: unknown }).user),
+        }),
+      ),
+    ]),
   );
   await withServer(app, async (url) => {
     const refused = new WsClient(url);
@@ -419,10 +425,9 @@ Deno.test("websocket() connection state, ping() and send() after close on Deno",
   });
 });
 
-Deno.test("websocket() sends handler errors to the error reporter without onError", async () => {
+Deno.test("websocket() sends handler errors to the app's onError hook without its own onError", async () => {
   const reported: unknown[] = [];
-  setErrorReporter((error) => reported.push(error));
-  try {
+  {
     const app = router([
       get(
         "/ws",
@@ -432,15 +437,13 @@ Deno.test("websocket() sends handler errors to the error reporter without onErro
           },
         }),
       ),
-    ]);
+    ], { onError: (error) => void reported.push(error) });
     await withServer(app, async (url) => {
       const { client, closed } = await open(url);
       client.send("anything");
       assert.deepEqual(await closed, [1011, "Internal error"]);
       assert.equal((reported[0] as Error).message, "boom");
     });
-  } finally {
-    setErrorReporter(undefined);
   }
 });
 

@@ -106,7 +106,7 @@ import { jwt } from "weft/jwt";
 import { SignJWT } from "jose";
 const secret = "a-jwt-secret-of-at-least-thirty-two-bytes";
 const app = chain([jwt({ secret, algorithms: ["HS256"] })], router([
-  get("/me", (ctx) => ctx.json({ sub: ctx.user.sub })),
+  get("/me", (ctx) => ctx.json({ sub: ctx.var.user.sub })),
 ]));
 const server = serve(app, { port: 0, hostname: "127.0.0.1", onListen() {} });
 const token = await new SignJWT({ sub: "node" }).setProtectedHeader({ alg: "HS256" })

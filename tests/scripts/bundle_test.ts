@@ -16,7 +16,7 @@ const Note = schema.object({ title: schema.string() });
 const app = router([
   post("/notes", async (ctx) => {
     const r = await ctx.decode(Note);
-    return r.ok ? ctx.json(r.value, 201) : jsonErrorResponse(r.error);
+    return r.ok ? ctx.json(r.value, { status: 201 }) : jsonErrorResponse(r.error);
   }),
 ]);
 serve(app, { port: 0, hostname: "127.0.0.1", onListen: ({ port }) => console.log("port " + port) });

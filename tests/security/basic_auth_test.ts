@@ -1,17 +1,19 @@
 import assert from "node:assert/strict";
-import { chain, get, router } from "../../mod.ts";
-import { setErrorReporter } from "../../lib/_app.ts";
+import { get, router } from "../../mod.ts";
 import { basicAuth, basicUsers, type BasicVerifier } from "../../lib/security/basic_auth.ts";
 
 const CHALLENGE = 'Basic realm="admin", charset="UTF-8"';
 
+// Where the app's onError hook sends errors that became 500s, while a test listens.
+let reportTo: ((error: unknown) => void) | undefined;
+
 function app(
   verify: BasicVerifier = basicUsers({ ada: "lovelace", "zoë": "pässwörd:with:colons" }),
 ) {
-  return chain(
-    [basicAuth({ verify, realm: "admin" })],
-    router([get("/", (ctx) => ctx.json({ user: ctx.user }))]),
-  );
+  const admin = basicAuth({ verify, realm: "admin" });
+  return router([get("/", [admin], (ctx) => ctx.json({ user: ctx.var.user }))], {
+    onError: (error) => void reportTo?.(error),
+  });
 }
 
 function utf8Base64(text: string): string {
@@ -78,7 +80,7 @@ Deno.test("basicAuth() passes the verifier's user on, and a throwing verifier is
   const custom = app((user, password) => user === "u" && password === "p" ? { id: 1 } : null);
   assert.deepEqual((await call(`Basic ${btoa("u:p")}`, custom)).body, { user: { id: 1 } });
   const errors: unknown[] = [];
-  setErrorReporter((error) => errors.push(error));
+  reportTo = (error) => errors.push(error);
   try {
     const broken = app(() => {
       throw new Error("database down");
@@ -86,7 +88,7 @@ Deno.test("basicAuth() passes the verifier's user on, and a throwing verifier is
     assert.equal((await call(`Basic ${btoa("u:p")}`, broken)).status, 500);
     assert.equal(errors.length, 1);
   } finally {
-    setErrorReporter(undefined);
+    reportTo = undefined;
   }
 });
 

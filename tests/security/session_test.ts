@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import { chain, get, router } from "../../mod.ts";
-import { setErrorReporter } from "../../lib/_app.ts";
 import {
   getSession,
   MemoryStore,
@@ -14,6 +13,10 @@ const SECRET = "a-session-secret-of-at-least-32-chars";
 interface Cart {
   items: string[];
 }
+
+// Where the apps' onError hook sends errors that became 500s, while a test listens.
+let reportTo: ((error: unknown) => void) | undefined;
+const onError = (error: unknown) => void reportTo?.(error);
 
 function app(options: Partial<SessionOptions> = {}) {
   return chain(
@@ -39,7 +42,7 @@ function app(options: Partial<SessionOptions> = {}) {
         s.regenerate();
         return ctx.json(true);
       }),
-    ]),
+    ], { onError }),
   );
 }
 
@@ -124,7 +127,7 @@ Deno.test("session() rotation: a cookie signed with an older secret still reads"
 
 Deno.test("session() refuses a value over 4096 bytes with a clear error, never a dropped cookie", async () => {
   const errors: unknown[] = [];
-  setErrorReporter((error) => errors.push(error));
+  reportTo = (error) => errors.push(error);
   try {
     for (const [mode, options] of [["signed", {}], ["encrypted", { encrypt: true }]] as const) {
       const a = app(options);
@@ -141,7 +144,7 @@ Deno.test("session() refuses a value over 4096 bytes with a clear error, never a
     assert.ok(errors.every((e) => e instanceof SessionTooLargeError), String(errors[0]));
     assert.match(String(errors[0]), /over the 4096 .*RFC 6265bis/);
   } finally {
-    setErrorReporter(undefined);
+    reportTo = undefined;
   }
 });
 
@@ -182,13 +185,16 @@ Deno.test("session() checks its options when it is created", () => {
 
 Deno.test("getSession() without session() is a clear TypeError", async () => {
   const errors: unknown[] = [];
-  setErrorReporter((error) => errors.push(error));
+  reportTo = (error) => errors.push(error);
   try {
-    const res = await chain([], router([get("/", (ctx) => ctx.json(getSession(ctx).value))]))
+    const res = await chain(
+      [],
+      router([get("/", (ctx) => ctx.json(getSession(ctx).value))], { onError }),
+    )
       .fetch(new Request("http://localhost/"));
     assert.equal(res.status, 500);
     assert.match(String(errors[0]), /no session\(\) middleware ran/);
   } finally {
-    setErrorReporter(undefined);
+    reportTo = undefined;
   }
 });

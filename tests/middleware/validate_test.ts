@@ -1,0 +1,136 @@
+// validate(): path params, query and headers coerced by one set of rules, checked by the JSON
+// module, typed for the handler; every failing field listed in one 400.
+import assert from "node:assert/strict";
+import { get, post, router, schema, validate } from "../../mod.ts";
+import { coerce } from "../../lib/_coerce.ts";
+import type { SchemaNode } from "../../lib/json/schema.ts";
+
+const node = (s: unknown) => s as SchemaNode;
+
+Deno.test("coerce() turns query text into integers, numbers and booleans, and nothing else", () => {
+  const cases: [unknown, string[], unknown][] = [
+    [schema.integer(), ["42"], 42],
+    [schema.integer(), ["-7"], -7],
+    [schema.integer(), ["0"], 0],
+    [schema.integer(), ["4.2"], "4.2"],
+    [schema.integer(), ["42abc"], "42abc"],
+    [schema.integer(), [""], ""],
+    [schema.integer(), [" 42"], " 42"],
+    [schema.integer(), ["+1"], "+1"],
+    [schema.integer(), ["1e3"], "1e3"],
+    [schema.integer(), ["007"], "007"],
+    [schema.number(), ["-1.5e3"], -1500],
+    [schema.number(), ["Infinity"], "Infinity"],
+    [schema.number(), ["0x10"], "0x10"],
+    [schema.boolean(), ["true"], true],
+    [schema.boolean(), ["false"], false],
+    [schema.boolean(), ["1"], "1"],
+    [schema.boolean(), [""], ""],
+    [schema.string(), ["42"], "42"],
+    [schema.literal(3), ["3"], 3],
+    [schema.enum(["a", 2]), ["2"], 2],
+    [schema.optional(schema.integer()), [], undefined],
+    [schema.optional(schema.integer()), ["5"], 5],
+    [schema.integer(), [], undefined],
+    [schema.integer(), ["1", "2"], 1],
+    [schema.array(schema.integer()), ["1", "2", "x"], [1, 2, "x"]],
+    [schema.array(schema.integer()), [], []],
+  ];
+  for (const [target, texts, expected] of cases) {
+    assert.deepEqual(coerce(node(target), texts), expected, `${JSON.stringify(texts)}`);
+  }
+});
+
+const Params = schema.object({ id: schema.integer() });
+const Query = schema.object({
+  limit: schema.optional(schema.integer()),
+  done: schema.optional(schema.boolean()),
+  tag: schema.array(schema.string()),
+});
+const Headers_ = schema.object({
+  "x-version": schema.integer(),
+  accept: schema.optional(schema.array(schema.string())),
+});
+
+const app = router([
+  get(
+    "/notes/:id",
+    [validate({ params: Params, query: Query, headers: Headers_ })],
+    (ctx) =>
+      ctx.json({
+        id: ctx.var.params.id,
+        query: ctx.var.query,
+        version: ctx.var.headers["x-version"],
+        accept: ctx.var.headers.accept,
+        raw: ctx.params.id,
+      }),
+  ),
+  post("/strict", [
+    validate({ query: schema.object({ a: schema.string() }, { unknownKeys: "reject" }) }),
+  ], (ctx) => ctx.json(ctx.var.query)),
+]);
+
+Deno.test("validate() gives the handler typed params, query and headers", async () => {
+  const res = await app.fetch(
+    new Request("http://localhost/notes/7?limit=5&done=true&tag=a&tag=b", {
+      headers: { "x-version": "2", accept: "text/html, application/json" },
+    }),
+  );
+  assert.equal(res.status, 200);
+  assert.deepEqual(await res.json(), {
+    id: 7,
+    query: { limit: 5, done: true, tag: ["a", "b"] },
+    version: 2,
+    accept: ["text/html", "application/json"],
+    raw: "7",
+  });
+});
+
+Deno.test("validate() answers 400 listing every failing field of every part", async () => {
+  let ran = false;
+  const guarded = router([
+    get("/notes/:id", [validate({ params: Params, query: Query, headers: Headers_ })], () => {
+      ran = true;
+      return new Response("no");
+    }),
+  ]);
+  const res = await guarded.fetch(
+    new Request("http://localhost/notes/4.2?limit=42abc&done=yes&limit=1", {
+      headers: { "x-version": "" },
+    }),
+  );
+  assert.equal(res.status, 400);
+  assert.equal(res.headers.get("content-type"), "application/problem+json");
+  const body = await res.json();
+  assert.deepEqual(
+    body.errors.map((e: { in: string; path: string }) => `${e.in} ${e.path}`),
+    ["params $.id", "query $.limit", "query $.done", "headers $.x-version"].map((s) =>
+      s.replace("$.x-version", '$["x-version"]')
+    ),
+  );
+  for (const error of body.errors) assert.equal(typeof error.message, "string");
+  assert.equal(ran, false);
+});
+
+Deno.test("validate() reports a missing required field and unknown keys a schema rejects", async () => {
+  const missing = await app.fetch(new Request("http://localhost/notes/1"));
+  assert.equal(missing.status, 400);
+  const { errors } = await missing.json();
+  assert.deepEqual(errors.map((e: { path: string }) => e.path), ['$["x-version"]']);
+  assert.match(errors[0].message, /Missing required field/);
+
+  const strict = await app.fetch(
+    new Request("http://localhost/strict?a=1&b=2", { method: "POST" }),
+  );
+  assert.equal(strict.status, 400);
+  assert.deepEqual((await strict.json()).errors, [
+    { in: "query", path: "$.b", message: "Unexpected field" },
+  ]);
+  const ok = await app.fetch(new Request("http://localhost/strict?a=1", { method: "POST" }));
+  assert.deepEqual(await ok.json(), { a: "1" });
+});
+
+Deno.test("validate() refuses a schema that is not a schema.object()", () => {
+  assert.throws(() => validate({ query: schema.string() as never }), TypeError);
+  assert.throws(() => validate({ query: {} as never }), TypeError);
+});
