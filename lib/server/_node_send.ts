@@ -92,6 +92,14 @@ const RESPONSE_STATE: symbol | undefined = (() => {
   return undefined;
 })();
 
+/**
+ * Whether the body-source slot was found, so such bodies take the one-write path. Read by
+ * tests/node/internals.test.ts only (bundlers drop it).
+ */
+export function bodySourceLive(): boolean {
+  return RESPONSE_STATE !== undefined;
+}
+
 interface BodyState {
   source: unknown;
   stream: ReadableStream<Uint8Array>;
