@@ -9,6 +9,7 @@ import type { App } from "./types.ts";
 import type { ConnInfo } from "./server/types.ts";
 import { isResponse } from "./server/deno.ts";
 import { SAFE as SAFE_KEY } from "./_settled.ts";
+import { editHeaders, mergeVary } from "./middleware/_headers.ts";
 
 type Run = (ctx: Context) => Response | Promise<Response>;
 
@@ -112,35 +113,19 @@ export function settle(context: Context, run: Run): Promise<Response> {
 // what the response already has wins, and Set-Cookie and Vary are merged.
 function inherit(ctx: Context, res: Response): Response {
   if (!ctx.hasResponseState) return res;
-  try {
-    return applyHeaders(ctx.res.headers, res);
-  } catch {
-    // Immutable headers (a response from fetch()): copy once, then apply.
-    return applyHeaders(ctx.res.headers, new Response(res.body, res));
-  }
+  const own = ctx.res.headers;
+  return editHeaders(res, (headers) => applyHeaders(own, headers));
 }
 
-function applyHeaders(own: Headers, res: Response): Response {
-  const headers = res.headers;
+function applyHeaders(own: Headers, headers: Headers): void {
   for (const cookie of own.getSetCookie()) {
     if (!headers.getSetCookie().includes(cookie)) headers.append("set-cookie", cookie);
   }
   for (const [name, value] of own) {
     if (name === "set-cookie") continue;
-    if (name === "vary") {
-      const present = splitList((headers.get("vary") ?? "").toLowerCase());
-      for (const token of splitList(value)) {
-        if (!present.includes(token.toLowerCase())) headers.append("vary", token);
-      }
-    } else if (!headers.has(name)) headers.set(name, value);
+    if (name === "vary") mergeVary(headers, value);
+    else if (!headers.has(name)) headers.set(name, value);
   }
-  return res;
-}
-
-// A comma-separated header value's members, trimmed (a split on /\s*,\s*/ backtracks
-// quadratically on a long run of spaces).
-function splitList(value: string): string[] {
-  return value.split(",").map((member) => member.trim());
 }
 
 /** The symbol under which an App keeps its non-promise entry point (used by serve()). */
