@@ -9,6 +9,9 @@
  * `find()` walks the tree; `compile()` turns it into generated JavaScript that takes the same
  * steps faster, for runtimes that allow `new Function`.
  *
+ * Internal: `router()` is the public API and this module is no export of the package (not
+ * listed in `mod.ts`), so the tree's shape may change in any release.
+ *
  * @module
  */
 import { compileTrees } from "./_compile.ts";
@@ -101,8 +104,8 @@ function insertStatic<T>(node: Node<T>, text: string): Node<T> {
 }
 
 /**
- * A method-aware radix tree over path characters; the router of `router()` is built on it, and
- * it can be used alone (for example by a benchmark or another framework).
+ * A method-aware radix tree over path characters; the router of `router()` is built on it.
+ * Internal, like this module.
  *
  * @example
  * ```ts
