@@ -4,10 +4,10 @@
  * @module
  */
 import type { Context } from "./context.ts";
+import type { Params } from "./_params.ts";
 import type { ConnInfo } from "./server/types.ts";
 
-/** Path params: names from the route pattern to decoded values. */
-export type Params = Record<string, string>;
+export type { Params } from "./_params.ts";
 
 /** A handler: takes the context, returns a response. */
 export type Handler<P extends Params = Params> = (
