@@ -5,7 +5,8 @@
 // internal one that both import.
 //
 //   deno run -A scripts/check_import_cycles.ts
-const DIRS = ["lib", "wsgi"];
+import { modules } from "./_modules.ts";
+
 /**
  * Cycles known and not yet removed, as the modules that may import each other. The schema
  * builders carry their decoder (schema.ts imports decode.ts), which reads schema nodes back
@@ -18,14 +19,6 @@ export const KNOWN_CYCLES: readonly (readonly string[])[] = [
 ];
 // `from "x"` (import and export), `import "x"` and `import("x")`, once comments are gone.
 const SPECIFIER = /\bfrom\s*["']([^"'\n]+)["']|\bimport\s*\(?\s*["']([^"'\n]+)["']/g;
-
-async function* walk(dir: string): AsyncGenerator<string> {
-  for await (const entry of Deno.readDir(dir)) {
-    const path = `${dir}/${entry.name}`;
-    if (entry.isDirectory) yield* walk(path);
-    else if (entry.name.endsWith(".ts")) yield path;
-  }
-}
 
 // Block comments (doc examples import the package) and whole-line comments.
 function code(source: string): string {
@@ -47,23 +40,15 @@ function resolve(file: string, specifier: string): string | null {
 /** The relative imports of every module under `root`'s lib/ and wsgi/, by module path. */
 export async function importGraph(root: string): Promise<Map<string, string[]>> {
   const graph = new Map<string, string[]>();
-  for (const dir of DIRS) {
-    try {
-      await Deno.stat(`${root}/${dir}`);
-    } catch {
-      continue;
+  for await (const file of modules(root)) {
+    const targets = new Set<string>();
+    for (const match of code(await Deno.readTextFile(`${root}/${file}`)).matchAll(SPECIFIER)) {
+      const specifier = match[1] ?? match[2];
+      if (!specifier.startsWith(".")) continue; // npm:, node: and package names
+      const target = resolve(file, specifier);
+      if (target !== null) targets.add(target);
     }
-    for await (const path of walk(`${root}/${dir}`)) {
-      const file = path.slice(root.length + 1);
-      const targets = new Set<string>();
-      for (const match of code(await Deno.readTextFile(path)).matchAll(SPECIFIER)) {
-        const specifier = match[1] ?? match[2];
-        if (!specifier.startsWith(".")) continue; // npm:, node: and package names
-        const target = resolve(file, specifier);
-        if (target !== null) targets.add(target);
-      }
-      graph.set(file, [...targets]);
-    }
+    graph.set(file, [...targets]);
   }
   return graph;
 }
