@@ -9,7 +9,7 @@ import type { App } from "./types.ts";
 import type { ConnInfo } from "./server/types.ts";
 import { isResponse } from "./server/deno.ts";
 import { SAFE as SAFE_KEY } from "./_settled.ts";
-import { editHeaders, mergeVary } from "./middleware/_headers.ts";
+import { appendVary, editHeaders } from "./middleware/_headers.ts";
 
 type Run = (ctx: Context) => Response | Promise<Response>;
 
@@ -123,7 +123,7 @@ function applyHeaders(own: Headers, headers: Headers): void {
   }
   for (const [name, value] of own) {
     if (name === "set-cookie") continue;
-    if (name === "vary") mergeVary(headers, value);
+    if (name === "vary") appendVary(headers, value);
     else if (!headers.has(name)) headers.set(name, value);
   }
 }

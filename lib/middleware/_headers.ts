@@ -55,28 +55,23 @@ export function parseList(value: string): string[] {
 }
 
 /**
- * Adds `token` to the response's `Vary` unless it is listed already or `Vary` holds `*`, which
- * names every field; existing values are kept as they are. A `*` token replaces the list
- * (RFC 9110 §12.5.5).
+ * Adds each field of the comma-separated `value` to the response's `Vary` unless it is listed
+ * already or `Vary` holds `*`, which names every field; existing values are kept as they are.
+ * A `*` replaces the list (RFC 9110 §12.5.5).
  */
-export function appendVary(headers: Headers, token: string): void {
-  const current = headers.get("vary");
-  if (current === null) {
-    headers.set("vary", token);
-    return;
+export function appendVary(headers: Headers, value: string): void {
+  outer: for (const token of parseList(value)) {
+    const current = headers.get("vary");
+    const wanted = token.toLowerCase();
+    if (current !== null) {
+      for (const element of parseList(current)) {
+        const lower = element.toLowerCase();
+        if (lower === wanted || lower === "*") continue outer;
+      }
+    }
+    if (current === null || wanted === "*") headers.set("vary", token);
+    else headers.append("vary", token);
   }
-  const wanted = token.toLowerCase();
-  for (const element of parseList(current)) {
-    const lower = element.toLowerCase();
-    if (lower === wanted || lower === "*") return;
-  }
-  if (wanted === "*") headers.set("vary", "*");
-  else headers.append("vary", token);
-}
-
-/** Adds each member of the comma-separated `value` to the response's `Vary` (appendVary()). */
-export function mergeVary(headers: Headers, value: string): void {
-  for (const token of parseList(value)) appendVary(headers, token);
 }
 
 /**

@@ -63,6 +63,7 @@ export function respond(
       req.headers.get("accept-encoding"),
       entry.br !== null,
       entry.gzip !== null,
+      config.parseList,
     );
     if (coding !== null) rep = coding === "br" ? entry.br! : entry.gzip!;
   }

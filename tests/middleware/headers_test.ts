@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { appendVary, editHeaders, mergeVary, parseList } from "../../lib/middleware/_headers.ts";
+import { appendVary, editHeaders, parseList } from "../../lib/middleware/_headers.ts";
 
 Deno.test("parseList() trims members and skips empty ones", () => {
   assert.deepEqual(parseList(" a ,, b\t,c , "), ["a", "b", "c"]);
@@ -23,9 +23,9 @@ Deno.test("appendVary() keeps Vary: * and lets * replace a list (RFC 9110 §12.5
   assert.equal(list.get("vary"), "*");
 });
 
-Deno.test("mergeVary() adds each member of a list", () => {
+Deno.test("appendVary() adds each member of a list", () => {
   const headers = new Headers({ vary: "Origin" });
-  mergeVary(headers, "accept, Origin ,Cookie");
+  appendVary(headers, "accept, Origin ,Cookie");
   assert.equal(headers.get("vary"), "Origin, accept, Cookie");
 });
 
