@@ -50,6 +50,7 @@ export { cors, type CorsOptions, type CorsOrigin } from "./lib/middleware/cors.t
 export {
   auth,
   type AuthOptions,
+  BearerError,
   bearerTokens,
   type BearerValidator,
 } from "./lib/middleware/auth.ts";
@@ -78,3 +79,51 @@ export {
   staticFiles,
   type StaticFilesOptions,
 } from "./lib/middleware/static_files.ts";
+export {
+  type CookieOptions,
+  deleteCookie,
+  findCookie,
+  getCookie,
+  getCookies,
+  MAX_COOKIE_SIZE,
+  parseCookies,
+  serializeCookie,
+  setCookie,
+} from "./lib/security/cookie.ts";
+export {
+  getSignedCookie,
+  MIN_SECRET_LENGTH,
+  type Secrets,
+  setSignedCookie,
+} from "./lib/security/signed_cookie.ts";
+export {
+  getSession,
+  MemoryStore,
+  Session,
+  session,
+  SESSION_KEY,
+  type SessionOptions,
+  type SessionStore,
+  SessionTooLargeError,
+} from "./lib/security/session.ts";
+export {
+  basicAuth,
+  type BasicAuthOptions,
+  basicUsers,
+  type BasicVerifier,
+} from "./lib/security/basic_auth.ts";
+export { csrf, CSRF_TOKEN_KEY, type CsrfOptions, csrfToken } from "./lib/security/csrf.ts";
+export {
+  CSP_NONCE_KEY,
+  type CspDirectives,
+  cspNonce,
+  NONCE,
+  secureHeaders,
+  type SecureHeadersOptions,
+} from "./lib/security/secure_headers.ts";
+export {
+  getRequestId,
+  REQUEST_ID_KEY,
+  requestId,
+  type RequestIdOptions,
+} from "./lib/security/request_id.ts";

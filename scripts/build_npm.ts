@@ -235,6 +235,10 @@ async function complete(
   if (dependencies.ws === undefined) {
     throw new Error("deno pack found no dependency on ws");
   }
+  // weft/jwt (lib/jwt/mod.ts) verifies tokens with jose; the core stays free of it.
+  if (dependencies.jose === undefined) {
+    throw new Error("deno pack found no dependency on jose (weft/jwt needs it)");
+  }
   const pkg = {
     name: NPM_NAME,
     version: config.version,

@@ -2,6 +2,11 @@
 //   deno run -A bench/load/servers.ts <raw|hono|weft> <port> [--tls]
 // Each answers GET / with "Hello, World!" and GET /user/:id with a small JSON body; Hono and
 // Weft put two no-op middlewares in front, as the issue's comparison asks.
+//
+// "weft-await:N" and "hono-await:N" put N middlewares in front written as users write them,
+// `async` and awaiting `next()`; "weft-async:N" and "hono-async:N" then also set a header on
+// the response (a timing or a CORS layer's shape). The cost of one layer is
+// (kind:10 - kind:2) / 8.
 import { Hono } from "hono";
 import { chain, get, type Middleware, router, serve } from "../../mod.ts";
 
@@ -32,7 +37,49 @@ function hello(req: Request): Response {
   return new Response("Not Found", { status: 404 });
 }
 
-if (kind === "raw") {
+const [family, layersArg] = kind.split(":");
+const layers = Number(layersArg ?? "0");
+
+// The middleware users write: await the inner layers, then (in "-async") work on the response.
+function weftLayer(i: number, setHeader: boolean): Middleware {
+  const name = `x-layer-${i}`;
+  return setHeader
+    ? async (_ctx, next) => {
+      const res = await next();
+      res.headers.set(name, "1");
+      return res;
+    }
+    : async (_ctx, next) => {
+      const res = await next();
+      return res;
+    };
+}
+
+if (family === "weft-async" || family === "weft-await") {
+  const setHeader = family === "weft-async";
+  serve(
+    chain(Array.from({ length: layers }, (_, i) => weftLayer(i, setHeader)), routes()),
+    listen,
+  );
+} else if (family === "hono-async" || family === "hono-await") {
+  const app = new Hono();
+  for (let i = 0; i < layers; i++) {
+    const name = `x-layer-${i}`;
+    app.use(
+      family === "hono-async"
+        ? async (c, next) => {
+          await next();
+          c.res.headers.set(name, "1");
+        }
+        : async (_c, next) => {
+          await next();
+        },
+    );
+  }
+  app.get("/", (c) => c.text("Hello, World!"));
+  app.get("/user/:id", (c) => c.json({ id: c.req.param("id"), name: "Ada" }));
+  Deno.serve(listen, app.fetch);
+} else if (kind === "raw") {
   Deno.serve(listen, hello);
 } else if (kind === "hono") {
   const app = new Hono();
@@ -52,6 +99,8 @@ if (kind === "raw") {
   // Diagnostic: Weft's router without the two middlewares.
   serve(routes(), listen);
 } else {
-  console.error("usage: servers.ts <raw|hono|weft|weft-bare|weft-router> <port> [--tls]");
+  console.error(
+    "usage: servers.ts <raw|hono|weft|weft-bare|weft-router|{weft,hono}-{await,async}:N> <port> [--tls]",
+  );
   Deno.exit(2);
 }

@@ -3,6 +3,10 @@
 // Each answers GET / with "Hello, World!" and GET /user/:id with a small JSON body; Fastify,
 // Hono and Weft put two no-op middlewares in front. With --tls, raw is node:http2's
 // createSecureServer and Weft serves HTTP/2 over TLS (ALPN).
+//
+// "<weft|hono|koa|fastify>-await:N" put N middlewares in front written as users write them,
+// `async` and awaiting `next()` (Fastify: N `async` onRequest hooks, its equivalent);
+// "-async:N" then also set a header on the response (Fastify: in an `async` onSend hook).
 import { readFileSync } from "node:fs";
 import * as http from "node:http";
 import * as http2 from "node:http2";
@@ -28,7 +32,99 @@ function rawHandler(req, res) {
   }
 }
 
-if (kind === "raw") {
+const [family, layersArg] = kind.split(":");
+const layers = Number(layersArg ?? "0");
+const setHeader = family.endsWith("-async");
+const names = Array.from({ length: layers }, (_, i) => `x-layer-${i}`);
+
+if (family === "weft-await" || family === "weft-async") {
+  const { chain, get, router, serve } = await import("weft");
+  const middleware = names.map((name) =>
+    setHeader
+      ? async (_ctx, next) => {
+        const res = await next();
+        res.headers.set(name, "1");
+        return res;
+      }
+      : async (_ctx, next) => {
+        const res = await next();
+        return res;
+      }
+  );
+  const app = chain(
+    middleware,
+    router([
+      get("/", () => new Response("Hello, World!")),
+      get("/user/:id", (ctx) => ctx.json({ id: ctx.params.id, name: "Ada" })),
+    ]),
+  );
+  serve(app, { port, hostname: "127.0.0.1", onListen: ready });
+} else if (family === "hono-await" || family === "hono-async") {
+  const { Hono } = await import("hono");
+  const { serve } = await import("@hono/node-server");
+  const app = new Hono();
+  for (const name of names) {
+    app.use(
+      setHeader
+        ? async (c, next) => {
+          await next();
+          c.res.headers.set(name, "1");
+        }
+        : async (_c, next) => {
+          await next();
+        },
+    );
+  }
+  app.get("/", (c) => c.text("Hello, World!"));
+  app.get("/user/:id", (c) => c.json({ id: c.req.param("id"), name: "Ada" }));
+  serve({ fetch: app.fetch, port, hostname: "127.0.0.1" }, ready);
+} else if (family === "koa-await" || family === "koa-async") {
+  // Koa runs its middleware through koa-compose.
+  const { default: Koa } = await import("koa");
+  const app = new Koa();
+  for (const name of names) {
+    app.use(
+      setHeader
+        ? async (ctx, next) => {
+          await next();
+          ctx.set(name, "1");
+        }
+        : async (_ctx, next) => {
+          await next();
+        },
+    );
+  }
+  app.use((ctx) => {
+    const url = ctx.path;
+    if (url === "/") ctx.body = "Hello, World!";
+    else if (url.startsWith("/user/")) {
+      ctx.body = { id: url.slice(6), name: "Ada" };
+    } else ctx.status = 404;
+  });
+  app.listen(port, "127.0.0.1", ready);
+} else if (family === "fastify-await" || family === "fastify-async") {
+  const { default: Fastify } = await import("fastify");
+  const app = Fastify({ logger: false });
+  for (const name of names) {
+    app.addHook("onRequest", async () => {});
+    if (setHeader) {
+      // Fastify's async-hook form (a promise instead of done()), as users write it
+      // deno-lint-ignore require-await
+      app.addHook("onSend", async (_request, reply, payload) => {
+        reply.header(name, "1");
+        return payload;
+      });
+    }
+  }
+  app.get("/", (_request, reply) => {
+    reply.send("Hello, World!");
+  });
+  app.get("/user/:id", (request, reply) => {
+    reply.send({ id: request.params.id, name: "Ada" });
+  });
+  await app.listen({ port, host: "127.0.0.1" });
+  ready();
+} else if (kind === "raw") {
   const server = tls
     ? http2.createSecureServer({
       cert: fixture("cert.pem"),
@@ -75,6 +171,8 @@ if (kind === "raw") {
     : {};
   serve(app, { port, hostname: "127.0.0.1", onListen: ready, ...certs });
 } else {
-  console.error("usage: servers.mjs <raw|fastify|hono|weft> <port> [--tls]");
+  console.error(
+    "usage: servers.mjs <raw|fastify|hono|weft|{weft,hono,koa,fastify}-{await,async}:N> <port> [--tls]",
+  );
   process.exit(2);
 }

@@ -10,8 +10,9 @@ import type { Middleware } from "../types.ts";
 
 /**
  * Checks a bearer token: returns the user it belongs to (any value but `null`, `undefined`
- * and `false`), or `null`/`undefined`/`false` when the token is not valid. A throw (or a
- * rejected promise) is an internal error: the client gets a 500, never a 401.
+ * and `false`), or `null`/`undefined`/`false` when the token is not valid. Throwing a
+ * {@linkcode BearerError} refuses the token with that error and description; any other throw
+ * (or a rejected promise) is an internal error: the client gets a 500, never a 401.
  */
 export type BearerValidator = (token: string, ctx: Context) => unknown;
 
@@ -36,6 +37,55 @@ export interface AuthOptions {
    */
   allowPreflight?: boolean;
 }
+
+// RFC 6750 §3: error_description = 1*( %x20-21 / %x23-5B / %x5D-7E )
+const DESCRIPTION_UNSAFE = /[^\x20-\x21\x23-\x5b\x5d-\x7e]/g;
+
+/**
+ * Thrown by a {@linkcode BearerValidator} to refuse a token with an RFC 6750 §3.1 error code
+ * and a description: `invalid_token` answers 401, `insufficient_scope` 403, `invalid_request`
+ * 400, each with `error` and `error_description` in the challenge and `detail` in the body.
+ *
+ * @example
+ * ```ts
+ * import { chain, get, router } from "../../mod.ts";
+ * import { auth, BearerError } from "./auth.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const app = chain([auth({ validate: () => { throw new BearerError("The token expired"); } })],
+ *   router([get("/", () => new Response("hi"))]));
+ * const res = await app.fetch(new Request("http://localhost/", { headers: { authorization: "Bearer x" } }));
+ * assert.equal(res.status, 401);
+ * assert.equal(
+ *   res.headers.get("www-authenticate"),
+ *   'Bearer realm="api", error="invalid_token", error_description="The token expired"',
+ * );
+ * ```
+ */
+export class BearerError extends Error {
+  /** The RFC 6750 §3.1 error code. */
+  readonly error: "invalid_token" | "insufficient_scope" | "invalid_request";
+
+  /**
+   * Creates the refusal.
+   *
+   * @param description The `error_description`; characters RFC 6750 does not allow there
+   * become `?`.
+   * @param error The error code.
+   * @param options The cause.
+   */
+  constructor(
+    description: string,
+    error: "invalid_token" | "insufficient_scope" | "invalid_request" = "invalid_token",
+    options?: ErrorOptions,
+  ) {
+    super(String(description).replace(DESCRIPTION_UNSAFE, "?"), options);
+    this.name = "BearerError";
+    this.error = error;
+  }
+}
+
+const STATUS_OF = { invalid_token: 401, insufficient_scope: 403, invalid_request: 400 } as const;
 
 // RFC 6750 §2.1: b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="
 const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
@@ -97,7 +147,9 @@ function isPreflight(ctx: Context): boolean {
  * - no bearer credentials (no header, or another scheme): 401, `Bearer realm="…"`;
  * - a malformed header (empty token, characters outside b64token, a second token): 400,
  *   `Bearer realm="…", error="invalid_request"`;
- * - a token `validate` rejects: 401, `Bearer realm="…", error="invalid_token"`.
+ * - a token `validate` rejects: 401, `Bearer realm="…", error="invalid_token"`;
+ * - a token `validate` refuses by throwing a {@linkcode BearerError}: its status (401, 403 or
+ *   400), `error` and `error_description` (`weft/jwt` says this way why a token failed).
  *
  * When `validate` throws, the error takes the chain's normal error path: a 500 problem, and
  * the error reporter logs it (an `HttpError` keeps its own status).
@@ -162,7 +214,17 @@ export function auth(options: AuthOptions): Middleware {
     }
     ctx.set("auth.token", parsed.token);
     // A throw or a rejection takes the chain's error path (500); any thenable is awaited.
-    const user = await validate(parsed.token, ctx);
+    let user: unknown;
+    try {
+      user = await validate(parsed.token, ctx);
+    } catch (error) {
+      if (!(error instanceof BearerError)) throw error;
+      const description = error.message;
+      return problem({ status: STATUS_OF[error.error] ?? 401, detail: description }, {
+        "www-authenticate": `${challenge}, error="${error.error}"` +
+          (description === "" ? "" : `, error_description="${description}"`),
+      });
+    }
     if (user === null || user === undefined || user === false) {
       return problem({ status: 401, detail: "The Bearer token is not valid" }, {
         "www-authenticate": invalidToken,

@@ -6,6 +6,7 @@
 import { escapeLog } from "../http/_log_escape.ts";
 import { env, stderrIsTerminal, writeStderr } from "../server/deno.ts";
 import type { Middleware } from "../types.ts";
+import { REQUEST_ID_KEY } from "../security/_keys.ts";
 
 /** What the logger records about a request; never bodies, query strings or headers. */
 export interface LogRecord {
@@ -22,13 +23,20 @@ export interface LogRecord {
   status: number;
   /** Milliseconds until the response (its headers) was ready, to 0.01 ms. */
   ms: number;
+  /**
+   * The request id set by `requestId()` (which must come after `logger()` in the chain),
+   * escaped like `path`; absent when there is none.
+   */
+  requestId?: string;
 }
 
 /** Options of {@linkcode logger}. */
 export interface LoggerOptions {
   /**
    * `"text"`: a human-readable line (`2025-01-01T12:00:00.000Z GET /users/7 200 1.25ms`).
-   * `"json"`: one JSON object per line with the keys `time`, `method`, `path`, `status`, `ms`.
+   * `"json"`: one JSON object per line with the keys `time`, `method`, `path`, `status`, `ms`,
+   * and `requestId` when `requestId()` gave the request one (the text line then ends with
+   * `id=…`).
    *
    * @default {"text"}
    */
@@ -56,10 +64,11 @@ function statusColor(status: number): string {
 
 /** Formats a record as the logger's text line, with ANSI colours when `color` is true. */
 function formatText(record: LogRecord, color: boolean): string {
-  const { time, method, path, status, ms } = record;
-  if (!color) return `${time} ${method} ${path} ${status} ${ms}ms`;
+  const { time, method, path, status, ms, requestId } = record;
+  const id = requestId === undefined ? "" : ` id=${requestId}`;
+  if (!color) return `${time} ${method} ${path} ${status} ${ms}ms${id}`;
   return `${DIM}${time}${RESET} ${BOLD}${method}${RESET} ${path} ` +
-    `${statusColor(status)}${status}${RESET} ${DIM}${ms}ms${RESET}`;
+    `${statusColor(status)}${status}${RESET} ${DIM}${ms}ms${id}${RESET}`;
 }
 
 // Colour only on a terminal, and not when NO_COLOR is set (https://no-color.org).
@@ -138,7 +147,16 @@ export function logger(options: LoggerOptions = {}): Middleware {
       status = res.status;
       return res;
     } finally {
-      emit({ time, method, path, status, ms: Math.round((performance.now() - start) * 100) / 100 });
+      const record: LogRecord = {
+        time,
+        method,
+        path,
+        status,
+        ms: Math.round((performance.now() - start) * 100) / 100,
+      };
+      const id = ctx.get(REQUEST_ID_KEY);
+      if (typeof id === "string") record.requestId = escapeLog(id);
+      emit(record);
     }
   };
 }

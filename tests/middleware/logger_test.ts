@@ -205,6 +205,7 @@ Deno.test("logger() escapes control characters in the method and path it logs", 
     // and the Unicode line separators.
     const ctx = {
       req: { method: "GET\r\nX" },
+      get: () => undefined,
       path: "/a\r\n2025-01-01T00:00:00.000Z GET /admin 200 1ms\x1b[2J\x7f\x85\u2028\u2029",
     } as unknown as Context;
     await middleware(ctx, () => Promise.resolve(new Response("ok")));

@@ -96,6 +96,36 @@ console.log(JSON.stringify({ modules, status: res.status, body }));
   assert.ok(out.modules["weft/wsgi"].includes("StaticMiddleware"));
 });
 
+test("weft/jwt verifies tokens from the packed package, with jose installed as its dependency", async () => {
+  assert.ok(manifest.dependencies.jose, "jose is a dependency of the npm package");
+  writeFileSync(
+    join(project, "jwt.mjs"),
+    `
+import { chain, get, router, serve } from "weft";
+import { jwt } from "weft/jwt";
+import { SignJWT } from "jose";
+const secret = "a-jwt-secret-of-at-least-thirty-two-bytes";
+const app = chain([jwt({ secret, algorithms: ["HS256"] })], router([
+  get("/me", (ctx) => ctx.json({ sub: ctx.user.sub })),
+]));
+const server = serve(app, { port: 0, hostname: "127.0.0.1", onListen() {} });
+const token = await new SignJWT({ sub: "node" }).setProtectedHeader({ alg: "HS256" })
+  .setExpirationTime("1m").sign(new TextEncoder().encode(secret));
+const base = "http://127.0.0.1:" + server.addr.port + "/me";
+const ok = await fetch(base, { headers: { authorization: "Bearer " + token } });
+const bad = await fetch(base, { headers: { authorization: "Bearer " + token.slice(0, -3) } });
+const out = { ok: ok.status, body: await ok.json(), bad: bad.status, challenge: bad.headers.get("www-authenticate") };
+await server.shutdown();
+console.log(JSON.stringify(out));
+`,
+  );
+  const out = JSON.parse(await run(process.execPath, ["jwt.mjs"], project));
+  assert.deepEqual(out.body, { sub: "node" });
+  assert.equal(out.ok, 200);
+  assert.equal(out.bad, 401);
+  assert.match(out.challenge, /error="invalid_token", error_description="The token's signature/);
+});
+
 test("the weft-templates bin compiles a template into a typed module", async () => {
   const dir = join(project, "templates");
   mkdirSync(dir, { recursive: true });

@@ -1,0 +1,288 @@
+/**
+ * `weft/jwt`: JSON Web Token bearer authentication (RFC 7519, RFC 6750), verified by `jose`.
+ * Its own entry point, so that the core keeps zero runtime dependencies.
+ *
+ * @example
+ * ```ts
+ * import { chain, get, router } from "../../mod.ts";
+ * import { jwt } from "./mod.ts";
+ * import { SignJWT } from "jose";
+ * import assert from "node:assert/strict";
+ *
+ * const secret = "a-secret-of-at-least-thirty-two-characters";
+ * const app = chain(
+ *   [jwt({ secret, algorithms: ["HS256"], issuer: "https://id.example" })],
+ *   router([get("/me", (ctx) => ctx.json({ sub: (ctx.user as { sub: string }).sub }))]),
+ * );
+ * const token = await new SignJWT({ sub: "ada" })
+ *   .setProtectedHeader({ alg: "HS256" })
+ *   .setIssuer("https://id.example")
+ *   .setExpirationTime("5m")
+ *   .sign(new TextEncoder().encode(secret));
+ * const res = await app.fetch(new Request("http://localhost/me", {
+ *   headers: { authorization: `Bearer ${token}` },
+ * }));
+ * assert.deepEqual(await res.json(), { sub: "ada" });
+ * ```
+ *
+ * @module
+ */
+import {
+  createLocalJWKSet,
+  createRemoteJWKSet,
+  errors,
+  type JSONWebKeySet,
+  type JWK,
+  type JWTPayload,
+  jwtVerify,
+  type JWTVerifyGetKey,
+} from "jose";
+import type { Context } from "../context.ts";
+import { HttpError } from "../http/http_error.ts";
+import { auth, BearerError } from "../middleware/auth.ts";
+import type { Middleware } from "../types.ts";
+
+export type { JWTPayload } from "jose";
+
+/** A JSON Web Key Set (RFC 7517 §5): `{ keys: [...] }`. */
+export interface JsonWebKeySet {
+  /** The public keys, with `kid` and `alg` where the issuer gives them. */
+  keys: JsonWebKey[];
+}
+
+/** The signature algorithms `jwt()` accepts in its allow-list (never `none`). */
+export type JwtAlgorithm =
+  | "HS256"
+  | "HS384"
+  | "HS512"
+  | "RS256"
+  | "RS384"
+  | "RS512"
+  | "PS256"
+  | "PS384"
+  | "PS512"
+  | "ES256"
+  | "ES384"
+  | "ES512"
+  | "EdDSA"
+  | "Ed25519";
+
+const SYMMETRIC = /* @__PURE__ */ new Set(["HS256", "HS384", "HS512"]);
+const ALL = /* @__PURE__ */ new Set<string>([
+  ...SYMMETRIC,
+  "RS256",
+  "RS384",
+  "RS512",
+  "PS256",
+  "PS384",
+  "PS512",
+  "ES256",
+  "ES384",
+  "ES512",
+  "EdDSA",
+  "Ed25519",
+]);
+
+/** Options of {@linkcode jwt}: exactly one of `secret`, `key` and `jwks`. */
+export interface JwtOptions {
+  /** The HMAC secret (HS256/384/512 only), at least 32 bytes. */
+  secret?: string | Uint8Array;
+  /** One public key (a `CryptoKey` or a public JWK), for the asymmetric algorithms. */
+  key?: CryptoKey | JsonWebKey;
+  /**
+   * A JSON Web Key Set: its URL (fetched and cached by `jose`, refetched for an unknown `kid`)
+   * or the set itself.
+   */
+  jwks?: URL | string | JsonWebKeySet;
+  /**
+   * The algorithms a token may be signed with: an explicit list, either all HMAC (with
+   * `secret`) or all asymmetric (with `key` or `jwks`), so that a public key can never be
+   * used as an HMAC secret.
+   */
+  algorithms: readonly JwtAlgorithm[];
+  /** The accepted `iss` claim value(s); when set, a token without it is refused. */
+  issuer?: string | readonly string[];
+  /** The accepted `aud` claim value(s); when set, a token without it is refused. */
+  audience?: string | readonly string[];
+  /**
+   * Clock skew allowed for `exp` and `nbf`, in seconds or as a `jose` duration (`"30s"`).
+   *
+   * @default {0}
+   */
+  clockTolerance?: number | string;
+  /** Claims a token must have besides `exp` (for example `["sub"]`). */
+  requiredClaims?: readonly string[];
+  /**
+   * The longest token accepted, in characters; a longer one is refused before any decoding.
+   *
+   * @default {8192}
+   */
+  maxTokenLength?: number;
+  /**
+   * The realm of the `WWW-Authenticate` challenges.
+   *
+   * @default {"api"}
+   */
+  realm?: string;
+}
+
+/**
+ * Reads the verified JWT payload of the request.
+ *
+ * @param ctx The request context.
+ * @returns The payload `jwt()` verified (its type parameter is the claims' type), or
+ * `undefined` when no token was verified.
+ *
+ * @example
+ * ```ts
+ * import { Context } from "../context.ts";
+ * import { jwtPayload } from "./mod.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const ctx = new Context(new Request("http://localhost/"));
+ * assert.equal(jwtPayload(ctx), undefined);
+ * ```
+ */
+export function jwtPayload<T extends JWTPayload = JWTPayload>(ctx: Context): T | undefined {
+  return ctx.user as T | undefined;
+}
+
+function keyResolver(options: JwtOptions): Uint8Array | CryptoKey | JWK | JWTVerifyGetKey {
+  const given = [options.secret, options.key, options.jwks].filter((v) => v !== undefined);
+  if (given.length !== 1) {
+    throw new TypeError("Cannot create jwt(): give exactly one of secret, key and jwks");
+  }
+  if (options.secret !== undefined) {
+    const bytes = typeof options.secret === "string"
+      ? new TextEncoder().encode(options.secret)
+      : options.secret;
+    if (!(bytes instanceof Uint8Array) || bytes.length < 32) {
+      throw new TypeError("Cannot create jwt(): the secret must be at least 32 bytes");
+    }
+    return bytes;
+  }
+  if (options.key !== undefined) {
+    const key = options.key as { type?: string; d?: unknown; k?: unknown };
+    if (key.type === "secret" || key.type === "private" || key.d !== undefined) {
+      throw new TypeError("Cannot create jwt(): key must be a public key");
+    }
+    if (key.k !== undefined) throw new TypeError("Cannot create jwt(): key must be a public key");
+    return options.key as CryptoKey | JWK;
+  }
+  const jwks = options.jwks!;
+  if (typeof jwks !== "string" && !(jwks instanceof URL)) {
+    return createLocalJWKSet(jwks as JSONWebKeySet);
+  }
+  const remote = createRemoteJWKSet(new URL(jwks));
+  return async function remoteKey(header, token) {
+    try {
+      return await remote(header, token);
+    } catch (error) {
+      if (describe(error) !== undefined) throw error; // no key for this token: the token's fault
+      // the key set could not be fetched or read: the server's problem, not the token's
+      throw new HttpError(503, "The key set to verify the token is not available", {
+        cause: error,
+      });
+    }
+  };
+}
+
+// What each failure of jose's verification tells the client (RFC 6750 §3.1 invalid_token).
+function describe(error: unknown): string | undefined {
+  if (!(error instanceof errors.JOSEError)) return undefined;
+  switch (error.code) {
+    case "ERR_JWT_EXPIRED":
+      return "The token expired";
+    case "ERR_JWT_CLAIM_VALIDATION_FAILED": {
+      const claim = (error as errors.JWTClaimValidationFailed).claim;
+      if (claim === "nbf") return "The token is not valid yet";
+      if (claim === "iss") return "The token's issuer is not accepted";
+      if (claim === "aud") return "The token's audience is not accepted";
+      if (claim === "iat") return "The token's issue time is not valid";
+      return `The token's ${claim} claim is missing or not valid`;
+    }
+    case "ERR_JOSE_ALG_NOT_ALLOWED":
+      return "The token's algorithm is not allowed";
+    case "ERR_JWS_SIGNATURE_VERIFICATION_FAILED":
+      return "The token's signature is not valid";
+    case "ERR_JWKS_NO_MATCHING_KEY":
+    case "ERR_JWKS_MULTIPLE_MATCHING_KEYS":
+      return "No key of the key set matches the token";
+    case "ERR_JWS_INVALID":
+    case "ERR_JWT_INVALID":
+    case "ERR_JOSE_NOT_SUPPORTED":
+    case "ERR_JWK_INVALID":
+      return "The token is malformed";
+  }
+  return undefined;
+}
+
+/**
+ * Authenticates requests with a JWT bearer token (RFC 7519 over RFC 6750), built on `auth()`:
+ * a missing or malformed `Authorization` header gets the same 401/400 as there, and a token
+ * that fails verification a 401 with `error="invalid_token"` and an `error_description`
+ * saying why: expired, not valid yet, wrong issuer or audience, wrong signature, algorithm not
+ * allowed, malformed, too long. `exp` is required. A verified token's payload becomes
+ * `ctx.user` (read it typed with {@linkcode jwtPayload}).
+ *
+ * The algorithms are an explicit allow-list checked against the token's `alg` before the
+ * signature: `none` cannot be listed, and HMAC algorithms go only with a `secret`, asymmetric
+ * ones only with a `key` or `jwks`, so a token signed with a public key as HMAC secret is
+ * refused. When a JWKS URL cannot be fetched the answer is a 503.
+ *
+ * @param options The key (`secret`, `key` or `jwks`), the algorithms and the claim checks.
+ * @returns The middleware.
+ * @throws {TypeError} When the options mix key kinds and algorithms, list no or unknown
+ * algorithms, or give no key, or more than one.
+ */
+export function jwt(options: JwtOptions): Middleware {
+  const algorithms = options?.algorithms;
+  if (!Array.isArray(algorithms) || algorithms.length === 0) {
+    throw new TypeError("Cannot create jwt(): algorithms must list at least one algorithm");
+  }
+  for (const alg of algorithms) {
+    if (!ALL.has(alg)) {
+      throw new TypeError(`Cannot create jwt(): "${alg}" is not a supported signature algorithm`);
+    }
+  }
+  const symmetric = algorithms.filter((alg) => SYMMETRIC.has(alg));
+  if (options.secret !== undefined && symmetric.length !== algorithms.length) {
+    throw new TypeError("Cannot create jwt(): a secret goes only with HS256, HS384 or HS512");
+  }
+  if (options.secret === undefined && symmetric.length > 0) {
+    throw new TypeError(
+      `Cannot create jwt(): ${symmetric[0]} needs a secret; a public key is never an HMAC secret`,
+    );
+  }
+  const key = keyResolver(options);
+  const maxLength = options.maxTokenLength ?? 8192;
+  const requiredClaims = ["exp", ...(options.requiredClaims ?? [])];
+  const verifyOptions = {
+    algorithms: [...algorithms],
+    issuer: options.issuer as string | string[] | undefined,
+    audience: options.audience as string | string[] | undefined,
+    clockTolerance: options.clockTolerance ?? 0,
+    requiredClaims,
+  };
+
+  return auth({
+    realm: options.realm,
+    async validate(token) {
+      if (token.length > maxLength) {
+        throw new BearerError(`The token is longer than ${maxLength} characters`);
+      }
+      try {
+        const { payload } = typeof key === "function"
+          ? await jwtVerify(token, key, verifyOptions)
+          : await jwtVerify(token, key, verifyOptions);
+        return payload;
+      } catch (error) {
+        const description = describe(error);
+        if (description !== undefined) {
+          throw new BearerError(description, "invalid_token", { cause: error });
+        }
+        throw error;
+      }
+    },
+  });
+}

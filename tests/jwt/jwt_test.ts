@@ -1,0 +1,303 @@
+// jwt() against tokens minted two ways: by jose (the library that verifies them) and by
+// node:crypto by hand (an independent signer), for HS256, RS256, ES256 and EdDSA.
+import assert from "node:assert/strict";
+import { createHmac, generateKeyPairSync, type KeyObject, sign as nodeSign } from "node:crypto";
+import { exportJWK, generateKeyPair, type JWK, SignJWT } from "jose";
+import { chain, get, router, serve } from "../../mod.ts";
+import { setErrorReporter } from "../../lib/_app.ts";
+import { jwt, type JwtOptions, jwtPayload } from "../../lib/jwt/mod.ts";
+import { withDeadline } from "../_deadline.ts";
+
+const SECRET = "a-jwt-secret-of-at-least-thirty-two-bytes";
+const REALM = 'Bearer realm="api"';
+
+function app(options: JwtOptions) {
+  return chain(
+    [jwt(options)],
+    router([get("/me", (ctx) => ctx.json({ sub: jwtPayload(ctx)?.sub ?? null }))]),
+  );
+}
+
+async function call(a: ReturnType<typeof app>, authorization?: string) {
+  const res = await a.fetch(
+    new Request("http://localhost/me", { headers: authorization ? { authorization } : {} }),
+  );
+  return {
+    status: res.status,
+    challenge: res.headers.get("www-authenticate"),
+    body: await res.json(),
+  };
+}
+
+const b64 = (data: string | Uint8Array) => Buffer.from(data).toString("base64url");
+const now = () => Math.floor(Date.now() / 1000);
+
+// A compact JWS made with node:crypto only.
+function nodeToken(
+  alg: string,
+  key: KeyObject | string,
+  claims: Record<string, unknown> = {},
+  header: Record<string, unknown> = {},
+): string {
+  const input = `${b64(JSON.stringify({ alg, typ: "JWT", ...header }))}.${
+    b64(JSON.stringify({ sub: "node", exp: now() + 60, ...claims }))
+  }`;
+  let signature: Buffer;
+  if (alg === "HS256") signature = createHmac("sha256", key as string).update(input).digest();
+  else if (alg === "RS256") signature = nodeSign("sha256", Buffer.from(input), key as KeyObject);
+  else if (alg === "ES256") {
+    signature = nodeSign("sha256", Buffer.from(input), {
+      key: key as KeyObject,
+      dsaEncoding: "ieee-p1363",
+    });
+  } else signature = nodeSign(null, Buffer.from(input), key as KeyObject); // EdDSA
+  return `${input}.${b64(signature)}`;
+}
+
+// A token over any signing input, HMAC-signed with SECRET.
+function signedRaw(input: string): string {
+  return `${input}.${b64(createHmac("sha256", SECRET).update(input).digest())}`;
+}
+
+function nodePair(alg: "RS256" | "ES256" | "EdDSA") {
+  const pair = alg === "RS256"
+    ? generateKeyPairSync("rsa", { modulusLength: 2048 })
+    : alg === "ES256"
+    ? generateKeyPairSync("ec", { namedCurve: "P-256" })
+    : generateKeyPairSync("ed25519");
+  return {
+    privateKey: pair.privateKey,
+    publicKey: pair.publicKey,
+    jwk: pair.publicKey.export({ format: "jwk" }) as JWK,
+  };
+}
+
+Deno.test("jwt() accepts HS256, RS256, ES256 and EdDSA tokens minted by jose and by node:crypto", async () => {
+  // HS256
+  const hs = app({ secret: SECRET, algorithms: ["HS256"] });
+  const joseHs = await new SignJWT({ sub: "jose" }).setProtectedHeader({ alg: "HS256" })
+    .setExpirationTime("1m").sign(new TextEncoder().encode(SECRET));
+  assert.deepEqual((await call(hs, `Bearer ${joseHs}`)).body, { sub: "jose" });
+  assert.deepEqual((await call(hs, `Bearer ${nodeToken("HS256", SECRET)}`)).body, { sub: "node" });
+
+  for (const alg of ["RS256", "ES256", "EdDSA"] as const) {
+    // minted by node:crypto, verified with the public JWK
+    const { privateKey, jwk } = nodePair(alg);
+    const withKey = app({ key: jwk, algorithms: [alg] });
+    const byNode = await call(withKey, `Bearer ${nodeToken(alg, privateKey)}`);
+    assert.deepEqual(byNode.body, { sub: "node" }, alg);
+
+    // minted by jose, verified through a key set
+    const pair = await generateKeyPair(alg, { extractable: true });
+    const publicJwk = { ...await exportJWK(pair.publicKey), kid: "k1", alg };
+    const withSet = app({ jwks: { keys: [publicJwk] }, algorithms: [alg] });
+    const byJose = await new SignJWT({ sub: "jose" }).setProtectedHeader({ alg, kid: "k1" })
+      .setExpirationTime("1m").sign(pair.privateKey);
+    assert.deepEqual((await call(withSet, `Bearer ${byJose}`)).body, { sub: "jose" }, alg);
+    // a CryptoKey works as key too
+    const withCryptoKey = app({ key: pair.publicKey, algorithms: [alg] });
+    assert.deepEqual((await call(withCryptoKey, `Bearer ${byJose}`)).body, { sub: "jose" });
+    // and the other signer's token does not verify under this key
+    const other = await call(withSet, `Bearer ${nodeToken(alg, privateKey, {}, { kid: "k1" })}`);
+    assert.equal(other.status, 401, alg);
+  }
+});
+
+Deno.test("jwt() refuses a token re-signed with the public key as HMAC secret", async () => {
+  const { privateKey, publicKey, jwk } = nodePair("RS256");
+  const a = app({ key: jwk, algorithms: ["RS256"] });
+  assert.equal((await call(a, `Bearer ${nodeToken("RS256", privateKey)}`)).status, 200);
+  // the attacker knows the public key, in every usual form, and signs HS256 with it
+  const publicPem = publicKey.export({ type: "spki", format: "pem" }) as string;
+  for (const secret of [publicPem, JSON.stringify(jwk), jwk.n!]) {
+    const forged = nodeToken("HS256", secret, { sub: "admin" });
+    const res = await call(a, `Bearer ${forged}`);
+    assert.equal(res.status, 401);
+    assert.equal(
+      res.challenge,
+      `${REALM}, error="invalid_token", error_description="The token's algorithm is not allowed"`,
+    );
+  }
+  // and such a configuration cannot even be written
+  assert.throws(
+    () => jwt({ key: jwk, algorithms: ["RS256", "HS256"] }),
+    /a public key is never an HMAC secret/,
+  );
+  assert.throws(
+    () => jwt({ secret: SECRET, algorithms: ["HS256", "RS256"] }),
+    /a secret goes only/,
+  );
+  assert.throws(() => jwt({ secret: SECRET, algorithms: ["none" as "HS256"] }), /not a supported/);
+  assert.throws(() => jwt({ secret: SECRET, algorithms: [] }), /at least one algorithm/);
+  assert.throws(() => jwt({ secret: "short", algorithms: ["HS256"] }), /at least 32 bytes/);
+  assert.throws(() => jwt({ algorithms: ["RS256"] }), /exactly one of/);
+  assert.throws(
+    () => jwt({ key: nodePair("ES256").jwk, jwks: { keys: [] }, algorithms: ["ES256"] }),
+    /exactly one/,
+  );
+  const privateJwk = privateKey.export({ format: "jwk" }) as JWK;
+  assert.throws(() => jwt({ key: privateJwk, algorithms: ["RS256"] }), /public key/);
+});
+
+Deno.test("jwt() refuses alg none", async () => {
+  const a = app({ secret: SECRET, algorithms: ["HS256"] });
+  const none = `${b64('{"alg":"none","typ":"JWT"}')}.${b64(`{"sub":"x","exp":${now() + 60}}`)}.`;
+  const res = await call(a, `Bearer ${none}`);
+  assert.equal(res.status, 401);
+  assert.match(
+    res.challenge!,
+    /error="invalid_token", error_description="The token's algorithm is not allowed"/,
+  );
+});
+
+Deno.test("jwt() gives each failure its RFC 6750 error and error_description", async () => {
+  const a = app({
+    secret: SECRET,
+    algorithms: ["HS256"],
+    issuer: "https://id.example",
+    audience: "api",
+    clockTolerance: 5,
+  });
+  const good = { iss: "https://id.example", aud: "api" };
+  const cases: [string, string | undefined, number, string | null][] = [
+    ["valid", nodeToken("HS256", SECRET, good), 200, null],
+    [
+      "within the clock tolerance",
+      nodeToken("HS256", SECRET, { ...good, exp: now() - 2 }),
+      200,
+      null,
+    ],
+    ["no header", undefined, 401, REALM],
+    ["another scheme", "Basic YTpi", 401, REALM],
+    ["bad b64token", "Bearer a b", 400, `${REALM}, error="invalid_request"`],
+    ["expired", nodeToken("HS256", SECRET, { ...good, exp: now() - 60 }), 401, "The token expired"],
+    [
+      "not yet valid",
+      nodeToken("HS256", SECRET, { ...good, nbf: now() + 60 }),
+      401,
+      "The token is not valid yet",
+    ],
+    [
+      "wrong issuer",
+      nodeToken("HS256", SECRET, { ...good, iss: "https://evil" }),
+      401,
+      "The token's issuer is not accepted",
+    ],
+    [
+      "no issuer",
+      nodeToken("HS256", SECRET, { aud: "api" }),
+      401,
+      "The token's issuer is not accepted",
+    ],
+    [
+      "wrong audience",
+      nodeToken("HS256", SECRET, { ...good, aud: "other" }),
+      401,
+      "The token's audience is not accepted",
+    ],
+    [
+      "no exp",
+      nodeToken("HS256", SECRET, { ...good, exp: undefined }),
+      401,
+      "The token's exp claim is missing or not valid",
+    ],
+    [
+      "wrong secret",
+      nodeToken("HS256", SECRET + "!", good),
+      401,
+      "The token's signature is not valid",
+    ],
+    ["malformed", "Bearer abc.def.ghi", 401, "The token is malformed"],
+    ["two parts", "Bearer abc.def", 401, "The token is malformed"],
+    [
+      "unsigned garbage",
+      `Bearer ${b64('{"alg":"HS256"}')}.${b64("nope")}.${b64("sig")}`,
+      401,
+      "The token's signature is not valid",
+    ],
+    [
+      "signed, payload not JSON",
+      `Bearer ${signedRaw(b64('{"alg":"HS256"}') + "." + b64("nope"))}`,
+      401,
+      "The token is malformed",
+    ],
+  ];
+  for (const [name, token, status, expected] of cases) {
+    const header = token === undefined
+      ? undefined
+      : token.startsWith("B")
+      ? token
+      : `Bearer ${token}`;
+    const res = await call(a, header);
+    assert.equal(res.status, status, name);
+    if (expected === null) assert.equal(res.challenge, null, name);
+    else if (expected.startsWith("Bearer")) assert.equal(res.challenge, expected, name);
+    else {
+      assert.equal(
+        res.challenge,
+        `${REALM}, error="invalid_token", error_description="${expected}"`,
+        name,
+      );
+      assert.equal(res.body.detail, expected, name);
+      assert.equal(res.body.status, 401);
+    }
+  }
+});
+
+Deno.test("jwt() answers truncated, tampered and oversized tokens with 401, never 500", async () => {
+  const a = app({ secret: SECRET, algorithms: ["HS256"] });
+  const token = nodeToken("HS256", SECRET);
+  for (let cut = 1; cut < token.length; cut += 7) {
+    const res = await call(a, `Bearer ${token.slice(0, cut)}`);
+    assert.ok(res.status === 401 || res.status === 400, `cut at ${cut}: ${res.status}`);
+  }
+  const [h, p, s] = token.split(".");
+  const tampered = `${h}.${b64(JSON.stringify({ sub: "admin", exp: now() + 60 }))}.${s}`;
+  assert.equal((await call(a, `Bearer ${tampered}`)).status, 401);
+  assert.equal((await call(a, `Bearer ${h}.${p}.${s.slice(0, -2)}`)).status, 401);
+  // a 1 MB payload is refused before it is decoded
+  const huge = nodeToken("HS256", SECRET, { pad: "x".repeat(1_000_000) });
+  const res = await call(a, `Bearer ${huge}`);
+  assert.equal(res.status, 401);
+  assert.match(res.challenge!, /error_description="The token is longer than 8192 characters"/);
+  const roomy = app({ secret: SECRET, algorithms: ["HS256"], maxTokenLength: 2_000_000 });
+  assert.equal((await call(roomy, `Bearer ${huge}`)).status, 200);
+});
+
+Deno.test("jwt() fetches a remote key set, and answers 503 when it cannot", async () => {
+  const pair = await generateKeyPair("ES256", { extractable: true });
+  const keys = { keys: [{ ...await exportJWK(pair.publicKey), kid: "remote", alg: "ES256" }] };
+  const jwks = serve(router([get("/jwks.json", (ctx) => ctx.json(keys))]), {
+    port: 0,
+    hostname: "127.0.0.1",
+    onListen: () => {},
+  });
+  const errors: unknown[] = [];
+  setErrorReporter((error) => errors.push(error));
+  try {
+    const a = app({ jwks: `http://127.0.0.1:${jwks.addr.port}/jwks.json`, algorithms: ["ES256"] });
+    const token = await new SignJWT({ sub: "remote" }).setProtectedHeader({
+      alg: "ES256",
+      kid: "remote",
+    })
+      .setExpirationTime("1m").sign(pair.privateKey);
+    assert.deepEqual((await call(a, `Bearer ${token}`)).body, { sub: "remote" });
+    const unknownKid = await new SignJWT({ sub: "x" }).setProtectedHeader({
+      alg: "ES256",
+      kid: "nope",
+    })
+      .setExpirationTime("1m").sign(pair.privateKey);
+    const miss = await call(a, `Bearer ${unknownKid}`);
+    assert.equal(miss.status, 401);
+    assert.match(miss.challenge!, /No key of the key set matches the token/);
+    await withDeadline(jwks.shutdown(), 10_000, "the JWKS server to shut down");
+    const gone = app({
+      jwks: `http://127.0.0.1:${jwks.addr.port}/jwks.json`,
+      algorithms: ["ES256"],
+    });
+    assert.equal((await call(gone, `Bearer ${token}`)).status, 503);
+  } finally {
+    setErrorReporter(undefined);
+    await withDeadline(jwks.shutdown(), 10_000, "the JWKS server to shut down");
+  }
+});

@@ -1,0 +1,100 @@
+import assert from "node:assert/strict";
+import { chain, get, router } from "../../mod.ts";
+import { setErrorReporter } from "../../lib/_app.ts";
+import { basicAuth, basicUsers, type BasicVerifier } from "../../lib/security/basic_auth.ts";
+
+const CHALLENGE = 'Basic realm="admin", charset="UTF-8"';
+
+function app(
+  verify: BasicVerifier = basicUsers({ ada: "lovelace", "zoë": "pässwörd:with:colons" }),
+) {
+  return chain(
+    [basicAuth({ verify, realm: "admin" })],
+    router([get("/", (ctx) => ctx.json({ user: ctx.user }))]),
+  );
+}
+
+function utf8Base64(text: string): string {
+  return btoa(String.fromCharCode(...new TextEncoder().encode(text)));
+}
+
+async function call(authorization?: string, a = app()) {
+  const res = await a.fetch(
+    new Request("http://localhost/", { headers: authorization ? { authorization } : {} }),
+  );
+  return {
+    status: res.status,
+    challenge: res.headers.get("www-authenticate"),
+    body: await res.json(),
+  };
+}
+
+Deno.test("basicAuth() lets valid credentials through, UTF-8 and colons in the password included", async () => {
+  assert.deepEqual((await call(`Basic ${btoa("ada:lovelace")}`)).body, { user: "ada" });
+  assert.deepEqual((await call(`basic  ${btoa("ada:lovelace")}`)).body, { user: "ada" });
+  const zoe = await call(`Basic ${utf8Base64("zoë:pässwörd:with:colons")}`);
+  assert.deepEqual(zoe.body, { user: "zoë" });
+});
+
+Deno.test("basicAuth() answers 401 with the RFC 7617 challenge for missing or wrong credentials", async () => {
+  for (
+    const header of [
+      undefined,
+      "Bearer abc",
+      "Basicx",
+      `Basic ${btoa("ada:wrong")}`,
+      `Basic ${btoa("ada:lovelac")}`,
+      `Basic ${btoa("nobody:lovelace")}`,
+      `Basic ${btoa("ada:")}`,
+      `Basic ${btoa(":lovelace")}`,
+    ]
+  ) {
+    const res = await call(header);
+    assert.equal(res.status, 401, header);
+    assert.equal(res.challenge, CHALLENGE);
+    assert.equal(res.body.status, 401);
+  }
+});
+
+Deno.test("basicAuth() answers 400 for malformed credentials, never 500", async () => {
+  for (
+    const header of [
+      "Basic ",
+      "Basic !!!!",
+      "Basic YWRh", // "ada": no colon
+      "Basic YWRhOmxvdmVsYWNl=", // bad padding
+      `Basic ${btoa("\xff\xfe:x")}`, // not UTF-8
+      `Basic ${btoa("ada:love\nlace")}`,
+      `Basic ${"A".repeat(100_000)}`,
+    ]
+  ) {
+    const res = await call(header);
+    assert.equal(res.status, 400, header.slice(0, 40));
+    assert.equal(res.challenge, CHALLENGE);
+  }
+});
+
+Deno.test("basicAuth() passes the verifier's user on, and a throwing verifier is a 500", async () => {
+  const custom = app((user, password) => user === "u" && password === "p" ? { id: 1 } : null);
+  assert.deepEqual((await call(`Basic ${btoa("u:p")}`, custom)).body, { user: { id: 1 } });
+  const errors: unknown[] = [];
+  setErrorReporter((error) => errors.push(error));
+  try {
+    const broken = app(() => {
+      throw new Error("database down");
+    });
+    assert.equal((await call(`Basic ${btoa("u:p")}`, broken)).status, 500);
+    assert.equal(errors.length, 1);
+  } finally {
+    setErrorReporter(undefined);
+  }
+});
+
+Deno.test("basicUsers() and basicAuth() check their arguments", () => {
+  assert.throws(() => basicUsers({ "a:b": "x" }), /no colon/);
+  assert.throws(() => basicAuth({ verify: "x" as never }), /verify must be a function/);
+  assert.throws(
+    () => basicAuth({ verify: () => true, realm: "a\nb" }),
+    /without control characters/,
+  );
+});

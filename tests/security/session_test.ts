@@ -1,0 +1,194 @@
+import assert from "node:assert/strict";
+import { chain, get, router } from "../../mod.ts";
+import { setErrorReporter } from "../../lib/_app.ts";
+import {
+  getSession,
+  MemoryStore,
+  session,
+  type SessionOptions,
+  SessionTooLargeError,
+} from "../../lib/security/session.ts";
+
+const SECRET = "a-session-secret-of-at-least-32-chars";
+
+interface Cart {
+  items: string[];
+}
+
+function app(options: Partial<SessionOptions> = {}) {
+  return chain(
+    [session({ secret: SECRET, ...options })],
+    router([
+      get("/add/:item", (ctx) => {
+        const cart = getSession<Cart>(ctx);
+        cart.set({ items: [...(cart.value?.items ?? []), ctx.params.item] });
+        return ctx.json(cart.value);
+      }),
+      get("/show", (ctx) => ctx.json(getSession<Cart>(ctx).value ?? null)),
+      get("/big/:n", (ctx) => {
+        getSession<string>(ctx).set("x".repeat(Number(ctx.params.n)));
+        return ctx.json(true);
+      }),
+      get("/logout", (ctx) => {
+        getSession(ctx).clear();
+        return ctx.json(true);
+      }),
+      get("/login", (ctx) => {
+        const s = getSession<Cart>(ctx);
+        s.set({ items: s.value?.items ?? [] });
+        s.regenerate();
+        return ctx.json(true);
+      }),
+    ]),
+  );
+}
+
+type App = ReturnType<typeof app>;
+
+async function call(a: App, path: string, cookie?: string) {
+  const res = await a.fetch(
+    new Request(`http://localhost${path}`, { headers: cookie ? { cookie } : {} }),
+  );
+  const set = res.headers.getSetCookie();
+  return { res, body: await res.json(), set, cookie: set[0]?.split(";")[0] };
+}
+
+for (
+  const [mode, options] of [
+    ["signed cookie", {}],
+    ["encrypted cookie", { encrypt: true }],
+    ["memory store", { store: new MemoryStore() }],
+  ] as const
+) {
+  Deno.test(`session() (${mode}) keeps a typed value across requests`, async () => {
+    const a = app(options);
+    const first = await call(a, "/add/apple");
+    assert.deepEqual(first.body, { items: ["apple"] });
+    assert.match(first.set[0], /^session=[^;]+; Max-Age=86400; Path=\/; HttpOnly; SameSite=Lax$/);
+    const second = await call(a, "/add/pear", first.cookie);
+    assert.deepEqual(second.body, { items: ["apple", "pear"] });
+    const shown = await call(a, "/show", second.cookie);
+    assert.deepEqual(shown.body, { items: ["apple", "pear"] });
+    assert.deepEqual(shown.set, [], "an unchanged session writes no cookie");
+  });
+
+  Deno.test(`session() (${mode}) ignores tampered and foreign cookies`, async () => {
+    const a = app(options);
+    const { cookie } = await call(a, "/add/apple");
+    const value = cookie!.slice("session=".length);
+    const tampered = value.slice(0, 10) + (value[10] === "A" ? "B" : "A") + value.slice(11);
+    for (
+      const bad of [
+        `session=${tampered}`,
+        `session=${value.slice(0, -2)}`,
+        `session=${value.split(".")[0]}`,
+        "session=%E0%A4%A",
+        "session=",
+        `session=${"A".repeat(5000)}.${"B".repeat(43)}`,
+      ]
+    ) {
+      const res = await call(a, "/show", bad);
+      assert.equal(res.res.status, 200, bad);
+      assert.equal(res.body, null, bad);
+    }
+    const other = app({ ...options, secret: "another-secret-of-at-least-32-chars!" });
+    assert.equal((await call(other, "/show", cookie)).body, null);
+  });
+
+  Deno.test(`session() (${mode}) clear() deletes the cookie`, async () => {
+    const a = app(options);
+    const { cookie } = await call(a, "/add/apple");
+    const out = await call(a, "/logout", cookie);
+    assert.match(out.set[0], /^session=; Max-Age=0; Path=\/; Expires=Thu, 01 Jan 1970/);
+    if ("store" in options) {
+      assert.equal((await call(a, "/show", cookie)).body, null, "the stored data is gone");
+    }
+  });
+}
+
+Deno.test("session() encrypts: the encrypted cookie does not show the value", async () => {
+  const plain = await call(app(), "/add/secret-apple");
+  const sealed = await call(app({ encrypt: true }), "/add/secret-apple");
+  const decode = (c: string) =>
+    atob(c.slice(8).split(".")[0].replace(/-/g, "+").replace(/_/g, "/"));
+  assert.match(decode(plain.cookie!), /secret-apple/);
+  assert.doesNotMatch(decode(sealed.cookie!), /secret-apple/);
+});
+
+Deno.test("session() rotation: a cookie signed with an older secret still reads", async () => {
+  const old = "an-older-session-secret-of-32-chars!!";
+  const { cookie } = await call(app({ secret: old, encrypt: true }), "/add/apple");
+  const rotated = app({ secret: [SECRET, old], encrypt: true });
+  assert.deepEqual((await call(rotated, "/show", cookie)).body, { items: ["apple"] });
+});
+
+Deno.test("session() refuses a value over 4096 bytes with a clear error, never a dropped cookie", async () => {
+  const errors: unknown[] = [];
+  setErrorReporter((error) => errors.push(error));
+  try {
+    for (const [mode, options] of [["signed", {}], ["encrypted", { encrypt: true }]] as const) {
+      const a = app(options);
+      // the largest value that fits is written whole
+      let n = 2900;
+      while ((await call(a, `/big/${n + 1}`)).res.status === 200) n++;
+      const fits = await call(a, `/big/${n}`);
+      assert.ok(fits.cookie!.length <= 4096, `${mode}: ${fits.cookie!.length}`);
+      assert.ok(fits.cookie!.length > 4000, `${mode}: ${fits.cookie!.length}`);
+      const over = await call(a, `/big/${n + 1}`);
+      assert.equal(over.res.status, 500);
+      assert.deepEqual(over.set, []);
+    }
+    assert.ok(errors.every((e) => e instanceof SessionTooLargeError), String(errors[0]));
+    assert.match(String(errors[0]), /over the 4096 .*RFC 6265bis/);
+  } finally {
+    setErrorReporter(undefined);
+  }
+});
+
+Deno.test("session() with a store keeps only a signed id in the cookie, and regenerate() changes it", async () => {
+  const store = new MemoryStore();
+  const a = app({ store });
+  const first = await call(a, "/add/apple");
+  assert.ok(first.cookie!.length < 100);
+  assert.doesNotMatch(first.cookie!, /apple/);
+  const login = await call(a, "/login", first.cookie);
+  assert.notEqual(login.cookie, first.cookie);
+  assert.deepEqual((await call(a, "/show", login.cookie)).body, { items: ["apple"] });
+  assert.equal((await call(a, "/show", first.cookie)).body, null, "the old id is dead");
+});
+
+Deno.test("an expired session is ignored even when the cookie is replayed", async () => {
+  const a = app({ maxAge: 1 });
+  const { cookie } = await call(a, "/add/apple");
+  const realNow = Date.now;
+  Date.now = () => realNow() + 5_000;
+  try {
+    assert.equal((await call(a, "/show", cookie)).body, null);
+  } finally {
+    Date.now = realNow;
+  }
+});
+
+Deno.test("session() checks its options when it is created", () => {
+  assert.throws(() => session({ secret: "short" }), /at least 32 characters/);
+  assert.throws(() => session({ secret: SECRET, maxAge: 0 }), /maxAge/);
+  assert.throws(() => session({ secret: SECRET, cookie: { name: "a b" } }), TypeError);
+  assert.throws(
+    () => session({ secret: SECRET, cookie: { name: "__Host-s" } }),
+    /__Host- cookie needs secure/,
+  );
+  session({ secret: SECRET, cookie: { name: "__Host-s", secure: true } });
+});
+
+Deno.test("getSession() without session() is a clear TypeError", async () => {
+  const errors: unknown[] = [];
+  setErrorReporter((error) => errors.push(error));
+  try {
+    const res = await chain([], router([get("/", (ctx) => ctx.json(getSession(ctx).value))]))
+      .fetch(new Request("http://localhost/"));
+    assert.equal(res.status, 500);
+    assert.match(String(errors[0]), /no session\(\) middleware ran/);
+  } finally {
+    setErrorReporter(undefined);
+  }
+});
