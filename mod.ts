@@ -63,7 +63,6 @@ export {
   type RouterOptions,
 } from "./lib/router/router.ts";
 export type { ParamNames, PathParams, SegmentName } from "./lib/router/pattern.ts";
-export { type RadixMatch, RadixTree } from "./lib/router/radix.ts";
 export { logger, type LoggerOptions, type LogRecord } from "./lib/middleware/logger.ts";
 export { cors, type CorsOptions, type CorsOrigin } from "./lib/middleware/cors.ts";
 export {

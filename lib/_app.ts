@@ -9,6 +9,7 @@ import type { App, AppHooks } from "./types.ts";
 import type { ConnInfo } from "./server/types.ts";
 import { isResponse } from "./server/deno.ts";
 import { BUILT, HOOKS, SAFE as SAFE_KEY } from "./_settled.ts";
+import { appendVary, editHeaders } from "./middleware/_headers.ts";
 
 type Run = (ctx: Context) => Response | Promise<Response>;
 
@@ -116,35 +117,19 @@ export function settle(context: Context, run: Run): Promise<Response> {
 function inherit(ctx: Context, res: Response): Response {
   // A response built by ctx.json() and friends carries ctx.res already.
   if (!ctx.hasResponseState || res === (ctx as Settled)[BUILT]) return res;
-  try {
-    return applyHeaders(ctx.res.headers, res);
-  } catch {
-    // Immutable headers (a response from fetch()): copy once, then apply.
-    return applyHeaders(ctx.res.headers, new Response(res.body, res));
-  }
+  const own = ctx.res.headers;
+  return editHeaders(res, (headers) => applyHeaders(own, headers));
 }
 
-function applyHeaders(own: Headers, res: Response): Response {
-  const headers = res.headers;
+function applyHeaders(own: Headers, headers: Headers): void {
   for (const cookie of own.getSetCookie()) {
     if (!headers.getSetCookie().includes(cookie)) headers.append("set-cookie", cookie);
   }
   for (const [name, value] of own) {
     if (name === "set-cookie") continue;
-    if (name === "vary") {
-      const present = splitList((headers.get("vary") ?? "").toLowerCase());
-      for (const token of splitList(value)) {
-        if (!present.includes(token.toLowerCase())) headers.append("vary", token);
-      }
-    } else if (!headers.has(name)) headers.set(name, value);
+    if (name === "vary") appendVary(headers, value);
+    else if (!headers.has(name)) headers.set(name, value);
   }
-  return res;
-}
-
-// A comma-separated header value's members, trimmed (a split on /\s*,\s*/ backtracks
-// quadratically on a long run of spaces).
-function splitList(value: string): string[] {
-  return value.split(",").map((member) => member.trim());
 }
 
 /** The symbol under which an App keeps its non-promise entry point (used by serve()). */

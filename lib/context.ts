@@ -6,7 +6,7 @@
 import { HttpError } from "./http/http_error.ts";
 import { readLimited, tooLarge } from "./http/read_limited.ts";
 import type { Decodable, DecodeResult } from "./json/json_error.ts";
-import type { Params, Variables } from "./types.ts";
+import type { Params, Variables } from "./_params.ts";
 import { type ConnInfo, REQUEST_TARGET as TARGET_KEY } from "./server/types.ts";
 import { decodePath } from "./router/_path.ts";
 import { bound } from "./_bounded_request.ts";

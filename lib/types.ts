@@ -4,36 +4,10 @@
  * @module
  */
 import type { Context } from "./context.ts";
+import type { Params, Variables } from "./_params.ts";
 import type { ConnInfo } from "./server/types.ts";
 
-/** Path params: names from the route pattern to decoded values. */
-export type Params = Record<string, string>;
-
-/**
- * Variables that an app's own middleware set on every request, declared once for the whole
- * app by augmenting this interface; `ctx.var` and `ctx.get()` then know them everywhere.
- * Variables that only some routes have are declared by their middleware instead
- * (`Middleware<{ user: User }>`).
- *
- * @example Declaring an app-wide variable (in the app's own module, at top level)
- * ```ts ignore
- * import { chain, type Middleware } from "weft";
- *
- * declare module "weft" {
- *   interface Variables {
- *     requestId: string;
- *   }
- * }
- *
- * const requestId: Middleware = (ctx, next) => {
- *   ctx.var.requestId = crypto.randomUUID();
- *   return next();
- * };
- * export const app = chain([requestId], (ctx) => ctx.text(ctx.var.requestId));
- * ```
- */
-// deno-lint-ignore no-empty-interface
-export interface Variables {}
+export type { Params, Variables } from "./_params.ts";
 
 /**
  * A handler: takes the context, returns a response. `V` names the variables that the

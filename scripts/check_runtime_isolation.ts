@@ -6,43 +6,29 @@
 // which both runtimes implement.
 //
 //   deno run -A scripts/check_runtime_isolation.ts
+import { modules } from "./_modules.ts";
+
 const NODE_ADAPTER = /^lib\/server\/(node|_node_[a-z0-9_]+)\.ts$/;
 const DENO_ADAPTER = "lib/server/deno.ts";
 // Importing a part of the Node adapter from anywhere else would take Node into the Deno build.
 const NODE_PART_IMPORT = /from\s+["'][^"']*\/_node_[a-z0-9_]+\.ts["']/;
 const FORBIDDEN = [/\bDeno\s*\./, /from\s+["']node:(http|http2|net|tls)["']/, NODE_PART_IMPORT];
 
-async function* walk(dir: string): AsyncGenerator<string> {
-  for await (const entry of Deno.readDir(dir)) {
-    const path = `${dir}/${entry.name}`;
-    if (entry.isDirectory) yield* walk(path);
-    else if (entry.name.endsWith(".ts")) yield path;
-  }
-}
-
 /** Lists `file:line: text` for every forbidden use; exported for the test of this script. */
 export async function findViolations(root: string): Promise<string[]> {
   const found: string[] = [];
-  for (const dir of ["lib", "wsgi"]) {
-    try {
-      await Deno.stat(`${root}/${dir}`);
-    } catch {
-      continue;
-    }
-    for await (const path of walk(`${root}/${dir}`)) {
-      const relative = path.slice(root.length + 1);
-      if (NODE_ADAPTER.test(relative)) continue;
-      const forbidden = relative === DENO_ADAPTER ? [NODE_PART_IMPORT] : FORBIDDEN;
-      const lines = (await Deno.readTextFile(path)).split("\n");
-      lines.forEach((line, i) => {
-        const trimmed = line.trimStart();
-        if (trimmed.startsWith("*") || trimmed.startsWith("/*")) return; // doc comments
-        const code = line.replace(/\/\/.*$/, "");
-        if (forbidden.some((re) => re.test(code))) {
-          found.push(`${relative}:${i + 1}: ${line.trim()}`);
-        }
-      });
-    }
+  for await (const relative of modules(root)) {
+    if (NODE_ADAPTER.test(relative)) continue;
+    const forbidden = relative === DENO_ADAPTER ? [NODE_PART_IMPORT] : FORBIDDEN;
+    const lines = (await Deno.readTextFile(`${root}/${relative}`)).split("\n");
+    lines.forEach((line, i) => {
+      const trimmed = line.trimStart();
+      if (trimmed.startsWith("*") || trimmed.startsWith("/*")) return; // doc comments
+      const code = line.replace(/\/\/.*$/, "");
+      if (forbidden.some((re) => re.test(code))) {
+        found.push(`${relative}:${i + 1}: ${line.trim()}`);
+      }
+    });
   }
   return found;
 }

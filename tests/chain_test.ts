@@ -300,3 +300,16 @@ Deno.test("the default error reporter escapes control characters from the reques
   // deno-lint-ignore no-control-regex
   assert.ok(!/[\0-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029]/.test(output), JSON.stringify(output));
 });
+
+Deno.test("Vary: * from ctx.setHeader() or from the response stays a lone *", async () => {
+  const fromCtx = chain([async (ctx, next) => {
+    ctx.setHeader("vary", "*");
+    return await next();
+  }], () => new Response("x", { headers: { vary: "Accept" } }));
+  assert.equal((await fromCtx.fetch(req())).headers.get("vary"), "*");
+  const fromResponse = chain([async (ctx, next) => {
+    ctx.setHeader("vary", "Origin");
+    return await next();
+  }], () => new Response("x", { headers: { vary: "*" } }));
+  assert.equal((await fromResponse.fetch(req())).headers.get("vary"), "*");
+});

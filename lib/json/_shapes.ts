@@ -1,7 +1,7 @@
 // Object checks and projections, from source copies that each serve one object schema. V8
 // keeps type feedback per function literal, not per closure: closures of one literal share
 // it, so in code shared by every object schema a load like `v[key]` sees many names and maps
-// and takes the slow megamorphic path (about ten times slower than `v.name`). Each copy below
+// and takes the slow megamorphic path. Each copy below
 // is its own literal, so its loads, calls and stores see one name and one callee each and are
 // optimized as if written for its schema, with no eval. A copy handles six members; longer
 // shapes chain copies through `next`, shorter ones repeat a member in the free slots. Copies

@@ -1,5 +1,6 @@
-// Header helpers shared by the built-in middleware: comma-list parsing in one linear pass,
-// Vary merging, and access to the headers of responses whose headers may be immutable.
+// Header helpers shared by the built-in middleware and the App (lib/_app.ts): comma-list
+// parsing in one linear pass, Vary merging, and access to the headers of responses whose
+// headers may be immutable.
 
 /** RFC 9110 §5.6.2 `tchar`, as a lookup table over ASCII. */
 const TCHAR: Uint8Array = /* @__PURE__ */ (() => {
@@ -54,21 +55,23 @@ export function parseList(value: string): string[] {
 }
 
 /**
- * Adds `token` to the response's `Vary` unless it (or `*`) is already listed; existing values
- * are kept as they are.
+ * Adds each field of the comma-separated `value` to the response's `Vary` unless it is listed
+ * already or `Vary` holds `*`, which names every field; existing values are kept as they are.
+ * A `*` replaces the list (RFC 9110 §12.5.5).
  */
-export function appendVary(headers: Headers, token: string): void {
-  const current = headers.get("vary");
-  if (current === null) {
-    headers.set("vary", token);
-    return;
+export function appendVary(headers: Headers, value: string): void {
+  outer: for (const token of parseList(value)) {
+    const current = headers.get("vary");
+    const wanted = token.toLowerCase();
+    if (current !== null) {
+      for (const element of parseList(current)) {
+        const lower = element.toLowerCase();
+        if (lower === wanted || lower === "*") continue outer;
+      }
+    }
+    if (current === null || wanted === "*") headers.set("vary", token);
+    else headers.append("vary", token);
   }
-  const wanted = token.toLowerCase();
-  for (const element of parseList(current)) {
-    const lower = element.toLowerCase();
-    if (lower === wanted || lower === "*") return;
-  }
-  headers.append("vary", token);
 }
 
 /**

@@ -51,13 +51,15 @@ export interface Entry {
 
 /**
  * What the lazily loaded engine (_static_respond.ts, _static_resolve.ts) gets from the
- * middleware: its configuration and the runtime. The file system and the problem builder come
- * in here rather than by import, so the engine's chunk shares no module with the core.
+ * middleware: its configuration and the runtime. The file system, the problem builder and the
+ * list parser come in here rather than by import, so the engine's chunk shares no module with the core.
  */
 export interface ResolveConfig {
   readonly fs: RuntimeFs;
   /** Builds an RFC 9457 problem response (`problem()` of lib/http/problem.ts). */
   problem(problem: ProblemDetails, headers?: HeadersInit): Response;
+  /** Splits a comma-separated list (`parseList()` of _headers.ts). */
+  parseList(value: string): string[];
   /** The real root with its trailing separator. */
   readonly base: string;
   readonly dotfiles: "allow" | "deny";

@@ -1,7 +1,8 @@
 // Accept-Encoding negotiation for precompressed variants (RFC 9110 §12.5.3): q-values, `*`,
 // `identity`. Browsers send the same few header values over and over, so parsed weights are
-// memoized in a small table that is dropped wholesale when full.
-import { parseList } from "./_headers.ts";
+// memoized in a small table that is dropped wholesale when full. The list parser comes from
+// the caller (ResolveConfig.parseList), so this lazily loaded engine shares no module with the
+// core, which parses lists with it too.
 
 /** The content codings staticFiles() can serve from precompressed files, in preference order. */
 export type Coding = "br" | "gzip";
@@ -19,7 +20,7 @@ const MEMO_LIMIT = 256;
 const memo = /* @__PURE__ */ new Map<string, Weights>();
 const QVALUE = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/;
 
-function parseWeights(header: string): Weights {
+function parseWeights(header: string, parseList: (value: string) => string[]): Weights {
   const weights: Weights = { br: 0, gzip: 0, identity: 1, identityExplicit: false };
   let star = -1;
   const seen = new Set<string>();
@@ -69,11 +70,12 @@ export function negotiateCoding(
   header: string | null,
   hasBr: boolean,
   hasGzip: boolean,
+  parseList: (value: string) => string[],
 ): Coding | null {
   if (header === null) return null;
   let weights = memo.get(header);
   if (weights === undefined) {
-    weights = parseWeights(header);
+    weights = parseWeights(header, parseList);
     if (memo.size >= MEMO_LIMIT) memo.clear();
     memo.set(header, weights);
   }

@@ -51,7 +51,7 @@ export async function resolveEntry(
   const cacheControl = config.cacheControl(path);
   const build = (found: Found, coding: Coding | null, old: Representation | null) =>
     old !== null && old.path === found.path && old.stat === found.stat &&
-      hasVary(old) === vary && old.headers[0][1] === contentType
+      hasVary(old) === vary && fieldOf(old.base, "content-type") === contentType
       ? old
       : represent(found, coding, { contentType, cacheControl, vary });
   const reps = {
@@ -69,8 +69,14 @@ function held(rep: Representation | null): number {
   return rep.body.length + (rep.text === null ? 0 : rep.text.length * 2);
 }
 
+// What a representation was built with, read back by field name.
 function hasVary(rep: Representation): boolean {
-  return rep.validators.length === 4;
+  return fieldOf(rep.validators, "vary") !== undefined;
+}
+
+function fieldOf(list: HeaderList, name: string): string | undefined {
+  for (const [field, value] of list) if (field === name) return value;
+  return undefined;
 }
 
 // 1. realpath, 2. under the real root, 3. no dotfile on the real path, 4. a regular file,

@@ -8,7 +8,7 @@ import type {
   WebSocketFrame,
   WebSocketHandlers,
   WebSocketState,
-} from "./websocket.ts";
+} from "./_ws_types.ts";
 
 const encoder = /* @__PURE__ */ new TextEncoder();
 

@@ -12,6 +12,7 @@ import { fileSegments, rootBase, trimTrailingSlashes } from "../http/file_path.t
 import { problem } from "../http/problem.ts";
 import { fs } from "../server/deno.ts";
 import type { Middleware, Next } from "../types.ts";
+import { parseList } from "./_headers.ts";
 import { clock, type Entry, FileCache, type ResolveConfig } from "./_static_cache.ts";
 
 /** Options of the in-memory cache of {@linkcode staticFiles}. */
@@ -248,6 +249,7 @@ export function staticFiles(options: StaticFilesOptions): Middleware {
       return config = {
         fs,
         problem,
+        parseList,
         base: rootBase(real),
         dotfiles,
         precompressed,

@@ -6,7 +6,7 @@
 // Nothing from a route is spliced in as code: paths, prefixes and methods become string
 // literals through JSON.stringify, characters and lengths become numbers, and routes are the
 // parameters `$0`, `$1`, … of the generated code.
-import type { Entry, MethodTree, Node, RadixMatch } from "./radix.ts";
+import type { Entry, MethodTree, Node, RadixMatch } from "./_tree.ts";
 
 type Find<T> = (method: string, path: string) => RadixMatch<T> | undefined;
 

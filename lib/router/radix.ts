@@ -9,53 +9,16 @@
  * `find()` walks the tree; `compile()` turns it into generated JavaScript that takes the same
  * steps faster, for runtimes that allow `new Function`.
  *
+ * Internal: `router()` is the public API and this module is no export of the package (not
+ * listed in `mod.ts`), so the tree's shape may change in any release.
+ *
  * @module
  */
 import { compileTrees } from "./_compile.ts";
 import { parsePattern } from "./pattern.ts";
+import type { Entry, MethodTree, Node, RadixMatch } from "./_tree.ts";
 
-/** What {@linkcode RadixTree.find} returns: the route's data and its params. */
-export interface RadixMatch<T> {
-  /** The data stored with the route. */
-  data: T;
-  /** The pattern the route was added with. */
-  pattern: string;
-  /** Param and wildcard names in pattern order. */
-  names: readonly string[];
-  /** Raw (undecoded) values, parallel to `names`. */
-  values: string[];
-}
-
-/** A route as the tree stores it (internal; shared with the code generator). */
-export interface Entry<T> {
-  data: T;
-  pattern: string;
-  names: readonly string[];
-  /** The shared result of a static route (it has no values to fill in). */
-  hit: RadixMatch<T>;
-}
-
-/**
- * A tree node (internal; shared with the code generator). A node consumes `prefix` (static
- * characters); its static children start with distinct characters, its param child consumes
- * one non-empty segment, its wildcard the remainder. Each method has its own tree, so a lookup
- * never indexes by method below the root.
- */
-export interface Node<T> {
-  prefix: string;
-  first: number;
-  children: Node<T>[] | undefined;
-  param: Node<T> | undefined;
-  wildcard: Entry<T> | undefined;
-  entry: Entry<T> | undefined;
-}
-
-/** The tree and static map of one method (internal; shared with the code generator). */
-export interface MethodTree<T> {
-  root: Node<T>;
-  /** Fully static patterns: one map lookup before the tree. */
-  statics: Map<string, Entry<T>>;
-}
+export type { RadixMatch } from "./_tree.ts";
 
 function createNode<T>(prefix: string): Node<T> {
   return {
@@ -101,8 +64,8 @@ function insertStatic<T>(node: Node<T>, text: string): Node<T> {
 }
 
 /**
- * A method-aware radix tree over path characters; the router of `router()` is built on it, and
- * it can be used alone (for example by a benchmark or another framework).
+ * A method-aware radix tree over path characters; the router of `router()` is built on it.
+ * Internal, like this module.
  *
  * @example
  * ```ts

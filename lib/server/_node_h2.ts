@@ -127,16 +127,20 @@ export function onStream(
 }
 
 // The number of open streams of a session: node:http2 keeps them in a map on the session's
-// internal state (found by probing once); elsewhere a listener per stream counts them.
+// internal state (found by probing once); elsewhere a listener per stream counts them. The map
+// is one of Node's own `SafeMap`s, which are no `instanceof Map`: it is known by its `size`.
 let streamsKey: symbol | null | undefined;
 const counted = new WeakMap<http2.ServerHttp2Session, number>();
 
+interface SessionState {
+  streams?: { readonly size?: unknown };
+}
+
 function openStreams(session: http2.ServerHttp2Session): number {
   if (streamsKey) {
-    const state = (session as unknown as Record<symbol, { streams?: Map<unknown, unknown> }>)[
-      streamsKey
-    ];
-    return state?.streams?.size ?? 0;
+    const size = (session as unknown as Record<symbol, SessionState | undefined>)[streamsKey]
+      ?.streams?.size;
+    return typeof size === "number" ? size : 0;
   }
   return counted.get(session) ?? 0;
 }
@@ -144,9 +148,19 @@ function openStreams(session: http2.ServerHttp2Session): number {
 function probeStreams(session: http2.ServerHttp2Session): void {
   streamsKey = null;
   for (const key of Object.getOwnPropertySymbols(session)) {
-    const state = (session as unknown as Record<symbol, { streams?: unknown }>)[key];
-    if (key.description === "state" && state?.streams instanceof Map) streamsKey = key;
+    const state = (session as unknown as Record<symbol, SessionState | undefined>)[key];
+    if (key.description === "state" && typeof state?.streams?.size === "number") {
+      streamsKey = key;
+    }
   }
+}
+
+/**
+ * Whether the session state's stream map was found (`undefined` before the first session). Read
+ * by tests/node/internals.test.ts only (bundlers drop it).
+ */
+export function sessionStateLive(): boolean | undefined {
+  return streamsKey === undefined ? undefined : streamsKey !== null;
 }
 
 /**

@@ -243,10 +243,29 @@ export function onCheckContinue(
   incoming: http.IncomingMessage,
   res: http.ServerResponse,
 ): void {
-  if ((incoming.socket as { _httpMessage?: unknown } | null)?._httpMessage === res) {
-    res.writeContinue();
-  }
+  const socket = incoming.socket;
+  // node:http has assigned this response or an earlier one to the socket by now.
+  httpMessage = socket !== null && "_httpMessage" in socket;
+  if (writing(socket) === res) res.writeContinue();
   onRequest.call(this, incoming, res);
+}
+
+// Whether the last 'checkContinue' found node:http's `_httpMessage` on its socket.
+let httpMessage: boolean | undefined;
+
+/**
+ * Whether node:http's `_httpMessage` was on the socket of the last request with
+ * `Expect: 100-continue` (`undefined` before the first). Read by tests/node/internals.test.ts
+ * only (bundlers drop it).
+ */
+export function httpMessageLive(): boolean | undefined {
+  return httpMessage;
+}
+
+// The response node:http is writing on a socket (`null` or absent when none): its private
+// `_httpMessage`, read where an answer must not go out ahead of that response.
+function writing(socket: Socket | null): http.ServerResponse | null | undefined {
+  return (socket as { _httpMessage?: http.ServerResponse | null } | null)?._httpMessage;
 }
 
 /** The 'upgrade' listener of every server (bound to its state). */
@@ -267,7 +286,7 @@ export function onUpgrade(
     // response still holds it (assigning it then throws ERR_HTTP_SOCKET_ASSIGNED), so the
     // answer waits for that response to finish.
     const answer = () => {
-      if (socket.destroyed || (socket as { _httpMessage?: unknown })._httpMessage) {
+      if (socket.destroyed || writing(socket)) {
         socket.destroy();
         return;
       }
@@ -277,7 +296,7 @@ export function onUpgrade(
       res.once("finish", () => socket.destroySoon());
       send(response, res as Writer, method, true);
     };
-    const busy = (socket as { _httpMessage?: http.ServerResponse | null })._httpMessage;
+    const busy = writing(socket);
     if (busy) busy.once("close", answer);
     else answer();
   });
@@ -303,9 +322,7 @@ export function listenH1Limits(
     1,
   );
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Socket) => {
-    if (
-      !socket.writable || (socket as { _httpMessage?: unknown })._httpMessage
-    ) {
+    if (!socket.writable || writing(socket)) {
       socket.destroy();
       return;
     }
@@ -389,6 +406,17 @@ export function sniff(
   });
 }
 
+// Whether the last bind to an IP address in the primary process found `_listen2`.
+let listen2: boolean | undefined;
+
+/**
+ * Whether the last bind to an IP address found net.Server's `_listen2` (`undefined` before the
+ * first). Read by tests/node/internals.test.ts only (bundlers drop it).
+ */
+export function listen2Live(): boolean | undefined {
+  return listen2;
+}
+
 /**
  * Binds now, like Deno.serve, so that `addr` (the real port when 0 was asked for) is known when
  * serve() returns: `listen()` always looks the host up first, even an IP literal, which defers
@@ -403,9 +431,12 @@ export function listen(
 ): void {
   const bind = (server as unknown as { _listen2?: (...args: unknown[]) => void })._listen2;
   const family = isIP(host);
-  if (family !== 0 && typeof bind === "function" && cluster.isPrimary) {
-    bind.call(server, host, port, family, 511, undefined, 0);
-    return;
+  if (family !== 0 && cluster.isPrimary) {
+    listen2 = typeof bind === "function";
+    if (listen2) {
+      bind!.call(server, host, port, family, 511, undefined, 0);
+      return;
+    }
   }
   server.listen({ port, host });
 }

@@ -188,6 +188,14 @@ const LAZY = (() => {
 })();
 
 /**
+ * Whether undici's slots are reachable, so requests are lazy. Read by
+ * tests/node/internals.test.ts only (bundlers drop it).
+ */
+export function lazyRequestsLive(): boolean {
+  return LAZY;
+}
+
+/**
  * The Web `Request` of a Node request, its body read from `input` (`null`: it has none): lazy
  * where Node's undici allows it, built at once otherwise. Throws when the request cannot be
  * represented (undici refuses its method or URL).

@@ -232,8 +232,10 @@ for (const name of Object.getOwnPropertyNames(NativeResponse.prototype)) {
 }
 // So do undici's internal slots (own symbols of a Response): Node's own methods called on a
 // NodeResponse (`Response.prototype.text.call(response)` with the class captured before serve()
-// replaced it) then work on the real one.
-for (const slot of Object.getOwnPropertySymbols(new NativeResponse(null))) {
+// replaced it) then work on the real one. Without them (an undici that keeps its state in
+// private fields) those methods would refuse a NodeResponse, so it is not installed.
+const SLOTS = Object.getOwnPropertySymbols(new NativeResponse(null));
+for (const slot of SLOTS) {
   Object.defineProperty(NodeResponse.prototype, slot, {
     get(this: NodeResponse) {
       return (realOf(this) as unknown as Record<symbol, unknown>)[slot];
@@ -271,11 +273,19 @@ export function isResponse(value: unknown): value is Response {
 }
 
 /**
+ * Whether undici's slots are reachable, so the light Response is installed. Read by
+ * tests/node/internals.test.ts only (bundlers drop it).
+ */
+export function responseSlotsLive(): boolean {
+  return SLOTS.length > 0;
+}
+
+/**
  * Makes `Response` in every module the lightweight one, as @hono/node-server does, unless
- * something else replaced Node's own already.
+ * something else replaced Node's own already or undici's slots are out of reach.
  */
 export function installResponse(): void {
-  if (globalThis.Response === NativeResponse) {
+  if (globalThis.Response === NativeResponse && SLOTS.length > 0) {
     Object.defineProperty(globalThis, "Response", {
       value: NodeResponse,
       writable: true,

@@ -34,8 +34,8 @@ export interface Writer {
   off(event: "drain" | "close", fn: () => void): unknown;
 }
 
-/** A response head: names and values, alternating. */
-export type Head = (string | number)[];
+/** A response head: names and values, alternating; Content-Length too is written as a string. */
+export type Head = string[];
 
 // RFC 9113 §8.2.2: connection-specific fields are malformed in HTTP/2 (and Node throws on them).
 const H2_FORBIDDEN = new Set([
@@ -46,31 +46,35 @@ const H2_FORBIDDEN = new Set([
   "upgrade",
 ]);
 
-// Whether the head being built carries a Content-Length (set by the two head builders).
-let hasLength = false;
+// What the two head builders found among the fields they copied.
+const TYPED = 1; // a Content-Type
+const LENGTH = 2; // a Content-Length
 
-function headFromHeaders(headers: Headers, h2: boolean, head: Head): void {
+// Returns LENGTH when the headers carry a Content-Length, 0 otherwise.
+function headFromHeaders(headers: Headers, h2: boolean, head: Head): number {
+  let found = 0;
   // Iteration yields names in lower case, values combined, and each Set-Cookie on its own.
   for (const [name, value] of headers) {
     if (h2 && H2_FORBIDDEN.has(name)) continue;
-    if (name === "content-length") hasLength = true;
+    if (name === "content-length") found = LENGTH;
     head.push(name, value);
   }
+  return found;
 }
 
-// Headers given as a plain object (validated by the NodeResponse constructor); returns whether
-// they name a Content-Type.
-function headFromPlain(plain: Record<string, unknown>, h2: boolean, head: Head): boolean {
-  let typed = false;
+// Headers given as a plain object (validated by the NodeResponse constructor); returns TYPED
+// and LENGTH for the fields among them.
+function headFromPlain(plain: Record<string, unknown>, h2: boolean, head: Head): number {
+  let found = 0;
   for (const key in plain) {
     const name = key.toLowerCase();
     if (h2 && H2_FORBIDDEN.has(name)) continue;
-    if (name === "content-type") typed = true;
-    else if (name === "content-length") hasLength = true;
+    if (name === "content-type") found |= TYPED;
+    else if (name === "content-length") found |= LENGTH;
     const value = plain[key];
     head.push(name, typeof value === "string" ? value : String(value));
   }
-  return typed;
+  return found;
 }
 
 // Node's undici keeps the source a Response body was made from (a string or bytes) in an
@@ -91,6 +95,14 @@ const RESPONSE_STATE: symbol | undefined = (() => {
   }
   return undefined;
 })();
+
+/**
+ * Whether the body-source slot was found, so such bodies take the one-write path. Read by
+ * tests/node/internals.test.ts only (bundlers drop it).
+ */
+export function bodySourceLive(): boolean {
+  return RESPONSE_STATE !== undefined;
+}
 
 interface BodyState {
   source: unknown;
@@ -145,26 +157,28 @@ function write(response: Response, res: Writer, method: string, closing: boolean
   const h2 = res.http2 === true;
   const status = response.status;
   const head: Head = closing && !h2 ? ["connection", "close"] : [];
-  hasLength = false;
+  let found = 0; // TYPED and LENGTH, from the head builders
   let body: string | Uint8Array | null | undefined;
   let stream: ReadableStream<Uint8Array> | null = null;
   // 1. the head, and the body as given where it is at hand
   if (isNodeResponse(response) && response[REAL] === undefined) {
     const source = response[SOURCE];
     const headers = response[HEADERS];
-    if (headers !== undefined) headFromHeaders(headers, h2, head);
+    if (headers !== undefined) found = headFromHeaders(headers, h2, head);
     else {
       const plain = response[PLAIN];
       if (plain === JSON_HEADERS) head.push("content-type", "application/json");
       else {
-        const typed = plain !== undefined && headFromPlain(plain, h2, head);
-        if (!typed && typeof source === "string") head.push("content-type", TEXT_TYPE);
+        if (plain !== undefined) found = headFromPlain(plain, h2, head);
+        if ((found & TYPED) === 0 && typeof source === "string") {
+          head.push("content-type", TEXT_TYPE);
+        }
       }
     }
     if (source instanceof ReadableStream) stream = source;
     else body = source;
   } else {
-    headFromHeaders(response.headers, h2, head);
+    found = headFromHeaders(response.headers, h2, head);
     body = isNodeResponse(response) ? undefined : sourceOf(response);
     if (body === undefined) stream = response.body;
   }
@@ -180,12 +194,10 @@ function write(response: Response, res: Writer, method: string, closing: boolean
   //    set is replaced by the body's own, as Deno.serve does, since a wrong one would make the
   //    client read the next response as part of this body
   if (stream === null) {
-    // as a string: node:http checks every value with a regular expression, which takes its
-    // slow path for a number
     const length = body == null
       ? "0"
       : `${typeof body === "string" ? Buffer.byteLength(body) : body.byteLength}`;
-    if (hasLength) removeLength(head);
+    if ((found & LENGTH) !== 0) removeLength(head);
     head.push("content-length", length);
     res.writeHead(status, head);
     if (body == null) res.end();
@@ -193,14 +205,14 @@ function write(response: Response, res: Writer, method: string, closing: boolean
     return;
   }
   // 4. a stream
-  pipe(res, status, head, hasLength, stream).catch(() => fail(res));
+  pipe(res, status, head, (found & LENGTH) !== 0, stream).catch(() => fail(res));
 }
 
 function fail(res: Writer): void {
   try {
     if (res.headersSent) res.destroy();
     else {
-      res.writeHead(500, ["content-length", 0]);
+      res.writeHead(500, ["content-length", "0"]);
       res.end();
     }
   } catch {
@@ -228,7 +240,7 @@ function nextTurn(): Promise<undefined> {
 function declaredLength(head: Head): number {
   for (let i = 0; i < head.length; i += 2) {
     if (head[i] !== "content-length") continue;
-    const value = String(head[i + 1]).trim();
+    const value = head[i + 1].trim();
     return /^\d+$/.test(value) ? Number(value) : -1;
   }
   return -1;
@@ -267,7 +279,7 @@ async function pipe(
     const first = await reader.read();
     if (first.done) {
       if (declared > 0) return fail(res); // shorter than its Content-Length
-      if (!length) head.push("content-length", 0);
+      if (!length) head.push("content-length", "0");
       res.writeHead(status, head);
       res.end();
       return;
@@ -278,7 +290,7 @@ async function pipe(
     const second = await Promise.race([pending, nextTurn()]);
     if (second !== undefined && second.done && first.value.byteLength >= declared) {
       const chunk = declared === -1 ? first.value : first.value.subarray(0, declared);
-      if (!length) head.push("content-length", chunk.byteLength);
+      if (!length) head.push("content-length", `${chunk.byteLength}`);
       res.writeHead(status, head);
       res.end(chunk);
       return;

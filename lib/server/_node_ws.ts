@@ -96,14 +96,30 @@ function handshake(upgrade: Upgrade, response: Response, pending: PendingSocket)
   wss.handleUpgrade(incoming, socket, head, (ws) => pending.bind(ws));
 }
 
+// Whether the last failure `ws` reported carried its close code under a symbol.
+let statusCodeSymbol: boolean | undefined;
+
+/**
+ * Whether `ws` gave the close code of its last failure under its symbol (`undefined` before the
+ * first). Read by tests/node/internals.test.ts only (bundlers drop it).
+ */
+export function statusCodeSymbolLive(): boolean | undefined {
+  return statusCodeSymbol;
+}
+
 // The close code `ws` sent when it failed a connection itself (1009 over maxPayload, 1007 for
-// invalid UTF-8, 1002 for a protocol error): ws keeps it under a symbol on the error.
+// invalid UTF-8, 1002 for a protocol error): ws keeps it under a symbol on the error; without
+// it, the error's code names the three that Weft knows.
 function failureCode(error: Error): number {
   for (const key of Object.getOwnPropertySymbols(error)) {
     const value = (error as unknown as Record<symbol, unknown>)[key];
-    if (key.description === "status-code" && typeof value === "number") return value;
+    if (key.description === "status-code" && typeof value === "number") {
+      statusCodeSymbol = true;
+      return value;
+    }
   }
   const code = (error as NodeJS.ErrnoException).code;
+  if (code?.startsWith("WS_ERR_")) statusCodeSymbol = false; // a failure of ws's own, without it
   return code === "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH"
     ? 1009
     : code === "WS_ERR_INVALID_UTF8"

@@ -107,6 +107,14 @@ export function parseTemplate(source: SourceFile, diagnostics: Diagnostics): Nod
     text = null;
   }
 
+  // A block opens: its node joins the current list, and nodes go into `body` until its
+  // {{else}} or its closing tag.
+  function open(node: IfNode | EachNode, body: Node[]): void {
+    target.push(node);
+    stack.push({ node, target: body, seenElse: false });
+    target = body;
+  }
+
   function pos(offset: number): string {
     const { line, column } = source.position(offset);
     return `${line}:${column}`;
@@ -159,9 +167,7 @@ export function parseTemplate(source: SourceFile, diagnostics: Diagnostics): Nod
         elseOffset: -1,
         closeOffset: -1,
       };
-      target.push(node);
-      stack.push({ node, target: node.then, seenElse: false });
-      target = node.then;
+      open(node, node.then);
       return;
     }
     if (word === "each") {
@@ -192,9 +198,7 @@ export function parseTemplate(source: SourceFile, diagnostics: Diagnostics): Nod
         elseOffset: -1,
         closeOffset: -1,
       };
-      target.push(node);
-      stack.push({ node, target: node.body, seenElse: false });
-      target = node.body;
+      open(node, node.body);
       return;
     }
     report(offset, `Unknown block ${tag}: only {{#if}} and {{#each}} exist`);

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { get, type Handler, RadixTree, router } from "../../mod.ts";
+import { get, type Handler, router } from "../../mod.ts";
+import { RadixTree } from "../../lib/router/radix.ts";
 
 const RUNS = 2_000;
 const echo = (name: string): Handler => (ctx) => ctx.json({ route: name, params: ctx.params });
