@@ -1,30 +1,490 @@
 /**
- * Writes the checks of schemas as code, ahead of time: for each schema a module exports, the
- * check one would write by hand for it (objects read their members by name, loops are written
- * for their items, leaves are inline tests), with the same answers as the check Weft builds at
- * run time, for every value. See precompiled.ts for how the generated module is used, and
- * cli.ts for the command line.
+ * The generator: turns a schema into the check one would write by hand for it (objects read
+ * their members by name, loops are written for items, leaves and constraints are inline
+ * tests), with the same answers as the reference checker (_check.ts) for every value. The
+ * same code serves twice: compiled with `new Function` on a schema's first use where code
+ * generation is allowed, and written ahead of time as a module (cli.ts, precompiled.ts).
+ *
+ * Schema text never becomes code: keys and literal strings enter as JSON string literals
+ * (U+2028 and U+2029 escaped), numbers as numbers, and patterns and format checks through the
+ * constants array `K`.
  *
  * @module
  */
 import {
+  type ArrayConstraints,
   isWeftSchema,
   type LiteralValue,
+  type ObjectSchema,
+  type RecordSchema,
+  type Schema as BaseSchema,
   type SchemaNode as Schema,
   type Shape,
+  type UnionSchema,
+  type VariantSchema,
 } from "./schema.ts";
-import { height, inherited, MAX_DEPTH } from "./_check.ts";
+import {
+  type Check,
+  codePoints,
+  FAIL,
+  inherited,
+  isJson,
+  MAX_DEPTH,
+  type Project,
+  put,
+  repeated,
+  tagOf,
+} from "./_check.ts";
+import { FORMAT_CHECKS } from "./_formats.ts";
 import { fingerprint } from "./precompiled.ts";
+
+/** What generated checks call (`H` in the generated code). */
+export interface CheckHelpers {
+  /** The check of `schema.any()`. */
+  readonly isJson: (value: unknown, depth: number) => boolean;
+  /** The number of code points of a string. */
+  readonly codePoints: (s: string) => number;
+  /** The index of the first item equal to an earlier one, or -1. */
+  readonly repeated: (items: readonly unknown[]) => number;
+  /** The format checks by name. */
+  readonly formats: Readonly<Record<string, (s: string) => boolean>>;
+}
+
+/** The helpers of generated checks, imported by modules generated ahead of time. */
+export const CHECK_HELPERS: CheckHelpers = { isJson, codePoints, repeated, formats: FORMAT_CHECKS };
+
+// Projections also need these, which only code generated at run time uses.
+const RUN_TIME_HELPERS = { ...CHECK_HELPERS, put, FAIL };
+
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+
+/** A JavaScript string literal of `text`: JSON, with the line separators escaped too. */
+function str(text: string): string {
+  return JSON.stringify(text).replaceAll("\u2028", "\\u2028").replaceAll("\u2029", "\\u2029");
+}
+
+function literal(value: LiteralValue): string {
+  if (typeof value === "string") return str(value);
+  return Object.is(value, -0) ? "-0" : String(value);
+}
+
+const heights = new WeakMap<Schema, number>();
+
+/** The levels of arrays and objects a schema can walk, Infinity under `any`. */
+function height(s: Schema): number {
+  let h = heights.get(s);
+  if (h === undefined) {
+    const of = (inner: unknown) => height(inner as Schema);
+    switch (s.kind) {
+      case "any":
+        h = Infinity;
+        break;
+      case "optional":
+      case "nullable":
+        h = of(s.inner);
+        break;
+      case "array":
+        h = 1 + of(s.item);
+        break;
+      case "record":
+        h = 1 + of(s.value);
+        break;
+      case "object":
+        h = 1 + Math.max(0, ...Object.values(s.shape).map(of));
+        break;
+      case "union":
+        h = Math.max(...s.variants.map(of));
+        break;
+      default:
+        h = 0;
+    }
+    heights.set(s, h);
+  }
+  return h;
+}
+
+// Whether a schema's valid values are written as they are (no object below to reduce).
+function plain(s: Schema): boolean {
+  switch (s.kind) {
+    case "string":
+    case "number":
+    case "integer":
+    case "boolean":
+    case "null":
+    case "literal":
+    case "enum":
+      return true;
+    case "nullable":
+      return plain(s.inner as Schema);
+    case "array":
+      return plain(s.item as Schema);
+    default:
+      return false;
+  }
+}
+
+const OBJECT = (v: string) => `typeof ${v} !== "object" || ${v} === null || isArray(${v})`;
+
+/**
+ * Writes the functions of checks and projections, one for each array, record, object and union
+ * node (shared where a node is reused), and the constants they use.
+ */
+export class Writer {
+  /** The functions written so far. */
+  readonly functions: string[] = [];
+  #constants: { value: unknown; code: string }[] = [];
+  // function names by node, for checks without and with depth tests
+  #names = [new Map<Schema, string>(), new Map<Schema, string>()];
+  #projections = new Map<Schema, string>();
+  #count = 0;
+  #ts: boolean;
+  #deep = false;
+
+  /** @param ts Whether to write TypeScript (type annotations) rather than JavaScript. */
+  constructor(ts: boolean) {
+    this.#ts = ts;
+  }
+
+  /** The constants' values, for code compiled at run time. */
+  get constants(): unknown[] {
+    return this.#constants.map((c) => c.value);
+  }
+
+  /** The constants as source, for a module written ahead of time. */
+  get constantsSource(): string {
+    return `[${this.#constants.map((c) => c.code).join(", ")}]`;
+  }
+
+  /** The declarations every piece of generated code starts with. */
+  get prelude(): string {
+    return "const isArray = Array.isArray, hasOwn = Object.hasOwn;";
+  }
+
+  /** Writes the check of `schema` at the root; returns its function's name. */
+  check(schema: Schema): string {
+    this.#deep = height(schema) > MAX_DEPTH;
+    const named = this.#function(schema);
+    if (named !== undefined) return named;
+    const name = this.#name("c");
+    this.#emit(name, "v, d", "boolean", [`  return ${this.#test(schema, "v", "d")};`]);
+    return name;
+  }
+
+  /** Writes the projection of `schema` for json.encode; returns its function's name. */
+  project(schema: Schema): string {
+    this.#deep = false;
+    const name = this.#name("p");
+    const lines: string[] = [];
+    const y = this.#projectInto(schema, "v", lines);
+    this.#emit(name, "v", "unknown", [...lines, `  return ${y};`]);
+    return name;
+  }
+
+  #name(prefix: string): string {
+    return `${prefix}${++this.#count}`;
+  }
+
+  #constant(value: unknown, code: string): string {
+    this.#constants.push({ value, code });
+    return `K[${this.#constants.length - 1}]`;
+  }
+
+  #emit(name: string, params: string, returns: string, body: string[]): void {
+    const p = this.#ts
+      ? params.split(", ").map((x) => `${x}: ${x === "d" ? "number" : "any"}`)
+      : [params];
+    const r = this.#ts ? `: ${returns}` : "";
+    this.functions.push(`function ${name}(${p.join(", ")})${r} {`, ...body, "}");
+  }
+
+  // The expression of member `key` of `v` (own members only, for names Object.prototype has).
+  #member(v: string, key: string): string {
+    if (inherited(key)) return `(hasOwn(${v}, ${str(key)}) ? ${v}[${str(key)}] : undefined)`;
+    return IDENTIFIER.test(key) ? `${v}.${key}` : `${v}[${str(key)}]`;
+  }
+
+  // A boolean expression: whether `x` (a name) matches `s` at depth `d` (an expression).
+  #test(s: Schema, x: string, d: string): string {
+    const all = (tests: string[]) => tests.length === 1 ? tests[0] : `(${tests.join(" && ")})`;
+    switch (s.kind) {
+      case "string": {
+        const tests = [`typeof ${x} === "string"`];
+        const { minLength: min, maxLength: max, pattern, format } = s;
+        // UTF-16 units bound code points: n/2 ≤ code points ≤ n
+        if (min !== undefined && min > 0) {
+          tests.push(
+            `(${x}.length >= ${2 * min} || ${x}.length >= ${min} && H.codePoints(${x}) >= ${min})`,
+          );
+        }
+        if (max !== undefined) {
+          tests.push(`(${x}.length <= ${max} || H.codePoints(${x}) <= ${max})`);
+        }
+        if (pattern !== undefined) {
+          const code = `new RegExp(${str(pattern.source)}, ${str(pattern.flags)})`;
+          tests.push(`${this.#constant(pattern, code)}.test(${x})`);
+        }
+        if (format !== undefined) {
+          const code = `H.formats[${str(format)}]`;
+          tests.push(`${this.#constant(FORMAT_CHECKS[format], code)}(${x})`);
+        }
+        return all(tests);
+      }
+      case "number":
+      case "integer": {
+        const tests = [
+          s.kind === "integer"
+            ? `Number.isSafeInteger(${x})`
+            : `typeof ${x} === "number" && ${x} - ${x} === 0`,
+        ];
+        const n = (value: number) => Object.is(value, -0) ? "0" : String(value);
+        if (s.minimum !== undefined) tests.push(`${x} >= ${n(s.minimum)}`);
+        if (s.maximum !== undefined) tests.push(`${x} <= ${n(s.maximum)}`);
+        if (s.exclusiveMinimum !== undefined) tests.push(`${x} > ${n(s.exclusiveMinimum)}`);
+        if (s.exclusiveMaximum !== undefined) tests.push(`${x} < ${n(s.exclusiveMaximum)}`);
+        if (s.multipleOf !== undefined) tests.push(`Number.isInteger(${x} / ${n(s.multipleOf)})`);
+        return all(tests);
+      }
+      case "boolean":
+        return `typeof ${x} === "boolean"`;
+      case "null":
+        return `${x} === null`;
+      case "any":
+        return `H.isJson(${x}, ${d})`;
+      case "literal":
+        return `${x} === ${literal(s.value)}`;
+      case "enum": {
+        const values = [...new Set(s.values)];
+        if (values.length > 8) {
+          const code = `new Set([${values.map(literal).join(", ")}])`;
+          return `${this.#constant(new Set(values), code)}.has(${x})`;
+        }
+        return `(${values.map((v) => `${x} === ${literal(v)}`).join(" || ")})`;
+      }
+      case "optional":
+        return `(${x} === undefined || ${this.#test(s.inner as Schema, x, d)})`;
+      case "nullable":
+        return `(${x} === null || ${this.#test(s.inner as Schema, x, d)})`;
+      default:
+        return `${this.#function(s)!}(${x}, ${d})`;
+    }
+  }
+
+  // The function of an array, record, object or union; undefined for any other schema.
+  #function(s: Schema): string | undefined {
+    if (s.kind !== "array" && s.kind !== "record" && s.kind !== "object" && s.kind !== "union") {
+      return undefined;
+    }
+    const names = this.#names[this.#deep ? 1 : 0];
+    let name = names.get(s);
+    if (name !== undefined) return name;
+    name = this.#name("c");
+    names.set(s, name);
+    const deep = this.#deep ? [`  if (d > ${MAX_DEPTH}) return false;`] : [];
+    let body: string[];
+    switch (s.kind) {
+      case "array":
+        body = [
+          "  if (!isArray(v)) return false;",
+          ...deep,
+          ...this.#counts(s, "return false"),
+          "  for (let i = 0; i < v.length; i++) {",
+          "    const x = v[i];",
+          `    if (!(${this.#test(s.item as Schema, "x", "d + 1")})) return false;`,
+          "  }",
+          `  return ${s.uniqueItems ? "H.repeated(v) < 0" : "true"};`,
+        ];
+        break;
+      case "record":
+        body = this.#record(s, deep);
+        break;
+      case "object":
+        body = this.#object(s, deep);
+        break;
+      case "union":
+        body = this.#union(s, (variant) => `${this.#function(variant)!}(v, d)`, "false");
+        break;
+    }
+    this.#emit(name, "v, d", "boolean", body);
+    return name;
+  }
+
+  #counts(s: ArrayConstraints, fail: string): string[] {
+    const tests: string[] = [];
+    if (s.minItems !== undefined) tests.push(`v.length < ${s.minItems}`);
+    if (s.maxItems !== undefined) tests.push(`v.length > ${s.maxItems}`);
+    return tests.length === 0 ? [] : [`  if (${tests.join(" || ")}) ${fail};`];
+  }
+
+  #record(s: RecordSchema<BaseSchema>, deep: string[]): string[] {
+    const max = s.maxProperties;
+    const test = this.#test(s.value as Schema, "x", "d + 1");
+    return [
+      `  if (${OBJECT("v")}) return false;`,
+      ...deep,
+      ...(max === undefined ? [] : ["  let n = 0;"]),
+      "  for (const k in v) {",
+      "    const x = v[k];",
+      // own members only; JSON.parse makes no others, so ask only when the value fails
+      `    if (!(${test}) && hasOwn(v, k)) return false;`,
+      ...(max === undefined ? [] : [`    if (hasOwn(v, k) && ++n > ${max}) return false;`]),
+      "  }",
+      "  return true;",
+    ];
+  }
+
+  #object(s: ObjectSchema<Shape>, deep: string[]): string[] {
+    const lines = [`  if (${OBJECT("v")}) return false;`, ...deep];
+    const keys = Object.keys(s.shape);
+    keys.forEach((key, i) => {
+      lines.push(`  const x${i} = ${this.#member("v", key)};`);
+      lines.push(`  if (!(${this.#test(s.shape[key] as Schema, `x${i}`, "d + 1")})) return false;`);
+    });
+    const reject = s.unknownKeys === "reject", max = s.maxProperties;
+    if (reject || max !== undefined) {
+      if (max !== undefined) lines.push("  let n = 0;");
+      lines.push("  for (const k in v) {", "    if (!hasOwn(v, k)) continue;");
+      if (max !== undefined) lines.push(`    if (++n > ${max}) return false;`);
+      if (reject) {
+        const known = keys.map((key) => `k !== ${str(key)}`);
+        lines.push(`    if (${known.length === 0 ? "true" : known.join(" && ")}) return false;`);
+      }
+      lines.push("  }");
+    }
+    lines.push("  return true;");
+    return lines;
+  }
+
+  #union(
+    s: UnionSchema<string, readonly VariantSchema<string>[]>,
+    call: (variant: Schema) => string,
+    fail: string,
+  ): string[] {
+    const key = s.discriminator;
+    return [
+      `  if (${OBJECT("v")}) return ${fail};`,
+      `  const t = ${this.#member("v", key)};`,
+      ...s.variants.map((variant) =>
+        `  if (t === ${literal(tagOf(variant as Schema, key))}) return ${call(variant as Schema)};`
+      ),
+      `  return ${fail};`,
+    ];
+  }
+
+  // Statements (into `lines`) that project `x` by `s` or return F; returns the projected value.
+  #projectInto(s: Schema, x: string, lines: string[], indent = "  "): string {
+    if (plain(s)) {
+      lines.push(`${indent}if (!(${this.#test(s, x, "1")})) return F;`);
+      return x;
+    }
+    switch (s.kind) {
+      case "any":
+        lines.push(`${indent}if (${x} === undefined) return F;`);
+        return x;
+      case "optional":
+      case "nullable": {
+        // absent (or null) is written as it is
+        const y = this.#name("y");
+        const inner: string[] = [];
+        const z = this.#projectInto(s.inner as Schema, x, inner, `${indent}  `);
+        const none = s.kind === "optional" ? "undefined" : "null";
+        lines.push(`${indent}let ${y} = ${x};`, `${indent}if (${x} !== ${none}) {`, ...inner);
+        lines.push(`${indent}  ${y} = ${z};`, `${indent}}`);
+        return y;
+      }
+      default: {
+        const y = this.#name("y");
+        lines.push(`${indent}const ${y} = ${this.#projection(s)}(${x});`);
+        lines.push(`${indent}if (${y} === F) return F;`);
+        return y;
+      }
+    }
+  }
+
+  // The projection function of an array, record, object or union.
+  #projection(s: Schema): string {
+    let name = this.#projections.get(s);
+    if (name !== undefined) return name;
+    name = this.#name("p");
+    this.#projections.set(s, name);
+    const body: string[] = [];
+    switch (s.kind) {
+      case "array": {
+        body.push("  if (!isArray(v)) return F;", ...this.#counts(s, "return F"));
+        body.push("  const out = new Array(v.length);", "  for (let i = 0; i < v.length; i++) {");
+        body.push("    const x = v[i];");
+        const y = this.#projectInto(s.item as Schema, "x", body, "    ");
+        body.push(`    out[i] = ${y};`, "  }");
+        if (s.uniqueItems) body.push("  if (H.repeated(out) >= 0) return F;"); // as written
+        body.push("  return out;");
+        break;
+      }
+      case "record": {
+        const max = s.maxProperties;
+        body.push(`  if (${OBJECT("v")}) return F;`, "  const out = {};", "  let n = 0;");
+        body.push("  for (const k in v) {", "    if (!hasOwn(v, k)) continue;", "    n++;");
+        body.push("    const x = v[k];");
+        const y = this.#projectInto(s.value as Schema, "x", body, "    ");
+        body.push(
+          `    if (k === "__proto__") H.put(out, k, ${y});`,
+          `    else out[k] = ${y};`,
+          "  }",
+        );
+        body.push(`  return ${max === undefined ? "out" : `n > ${max} ? F : out`};`);
+        break;
+      }
+      case "object": {
+        body.push(`  if (${OBJECT("v")}) return F;`);
+        const written: string[] = [];
+        const members = Object.keys(s.shape).map((key, i) => {
+          body.push(`  const x${i} = ${this.#member("v", key)};`);
+          const y = this.#projectInto(s.shape[key] as Schema, `x${i}`, body);
+          written.push(`(${y} !== undefined ? 1 : 0)`);
+          // a computed key defines a member named __proto__ instead of setting the prototype
+          return key === "__proto__" ? `[${str(key)}]: ${y}` : `${str(key)}: ${y}`;
+        });
+        // the members written count against maxProperties
+        if (s.maxProperties !== undefined && written.length > s.maxProperties) {
+          body.push(`  if (${written.join(" + ")} > ${s.maxProperties}) return F;`);
+        }
+        body.push(`  return { ${members.join(", ")} };`);
+        break;
+      }
+      case "union":
+        body.push(...this.#union(s, (variant) => `${this.#projection(variant)}(v)`, "F"));
+        break;
+      default:
+        throw new TypeError(`Cannot write a projection for ${s.kind}`);
+    }
+    this.#emit(name, "v", "unknown", body);
+    return name;
+  }
+}
+
+// Compiles the functions a writer wrote, returning the one named `name`.
+function compile<T>(writer: Writer, name: string): T {
+  const source = [writer.prelude, "const F = H.FAIL;", ...writer.functions, `return ${name};`];
+  return new Function("K", "H", source.join("\n"))(writer.constants, RUN_TIME_HELPERS);
+}
+
+/** The check of `schema` at the root, generated and compiled (throws where eval is forbidden). */
+export function generateCheck(schema: Schema): Check {
+  const writer = new Writer(false);
+  return compile(writer, writer.check(schema));
+}
+
+/** The projection of `schema` for json.encode, generated and compiled. */
+export function generateProjection(schema: Schema): Project {
+  const writer = new Writer(false);
+  return compile(writer, writer.project(schema));
+}
 
 /** Where the generated module imports from. */
 export interface GenerateOptions {
   /** The specifier of the module that exports the schemas, e.g. `"./schemas.ts"`. */
   schemas: string;
-  /** The specifier of `weft/json` (`precompiled` and `isJson` are imported from it). */
+  /** The specifier of `weft/json` (`precompiled` and `CHECK_HELPERS` are imported from it). */
   runtime: string;
 }
-
-const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
 /**
  * The source of a module that exports every Weft schema among `exports` under the same name,
@@ -40,14 +500,14 @@ export function generateChecks(exports: Record<string, unknown>, options: Genera
     isWeftSchema(entry[1])
   );
   if (schemas.length === 0) throw new TypeError("The module exports no Weft schema");
-  const writer = new Writer();
+  const writer = new Writer(true);
   const lines: string[] = [];
   for (const [name, schema] of schemas) {
     if (name !== "default" && !IDENTIFIER.test(name)) {
-      throw new TypeError(`Cannot generate a check for the export "${name}": not an identifier`);
+      throw new TypeError(`Cannot generate a check for the export ${str(name)}: not an identifier`);
     }
-    const check = writer.root(schema, name);
-    const exported = `precompiled(schemas.${name}, "${fingerprint(schema)}", ${check})`;
+    const check = writer.check(schema);
+    const exported = `precompiled(schemas.${name}, ${str(fingerprint(schema))}, ${check})`;
     lines.push(
       "",
       `/** \`${name}\`, checked by code generated for it. */`,
@@ -56,185 +516,18 @@ export function generateChecks(exports: Record<string, unknown>, options: Genera
         : `export const ${name}: typeof schemas.${name} = ${exported};`,
     );
   }
-  const imports = writer.usesIsJson ? "isJson, precompiled" : "precompiled";
   return [
-    "// Generated by weft/json from the schemas of " + JSON.stringify(options.schemas) + ".",
+    "// Generated by weft/json from the schemas of " + str(options.schemas) + ".",
     "// Do not edit: edit the schemas and generate the checks again (lib/json/cli.ts).",
-    "// deno-lint-ignore-file no-explicit-any",
-    `import { ${imports} } from ${JSON.stringify(options.runtime)};`,
-    `import * as schemas from ${JSON.stringify(options.schemas)};`,
+    "// deno-lint-ignore-file",
+    `import { CHECK_HELPERS as H, precompiled } from ${str(options.runtime)};`,
+    `import * as schemas from ${str(options.schemas)};`,
     "",
-    "const isArray = Array.isArray;",
+    `const K: any[] = ${writer.constantsSource};`,
+    writer.prelude,
     "",
-    "function isObject(v: any): boolean {",
-    '  return typeof v === "object" && v !== null && !isArray(v);',
-    "}",
-    ...(writer.usesOwn
-      ? [
-        "",
-        "// members named like those of Object.prototype are read as own ones only",
-        "function own(v: any, key: string): unknown {",
-        "  return Object.hasOwn(v, key) ? v[key] : undefined;",
-        "}",
-      ]
-      : []),
     ...writer.functions,
     ...lines,
     "",
   ].join("\n");
-}
-
-function literal(value: LiteralValue): string {
-  if (typeof value === "string") return JSON.stringify(value);
-  return Object.is(value, -0) ? "-0" : String(value);
-}
-
-function access(v: string, key: string): { code: string; own: boolean } {
-  if (inherited(key)) return { code: `own(${v}, ${JSON.stringify(key)})`, own: true };
-  return {
-    code: IDENTIFIER.test(key) ? `${v}.${key}` : `${v}[${JSON.stringify(key)}]`,
-    own: false,
-  };
-}
-
-// Collects the functions of arrays, records, objects and unions, one for schemas alike (one for
-// each depth where the depth limit or `any` makes it matter), named after the first path to one.
-class Writer {
-  functions: string[] = [];
-  usesOwn = false;
-  usesIsJson = false;
-  #names = new Map<string, string>();
-  #taken = new Set<string>();
-
-  /** The function that checks a value at the root of `schema`. */
-  root(schema: Schema, name: string): string {
-    const named = this.#function(schema, 1, name);
-    if (named !== undefined) return named;
-    const fn = this.#name(name);
-    this.#emit(fn, [`  return ${this.#test(schema, "v", 1, name)};`]);
-    return fn;
-  }
-
-  #name(path: string): string {
-    const base = `check_${path.replace(/[^\w$]/g, "_")}`;
-    let name = base;
-    for (let i = 2; this.#taken.has(name); i++) name = `${base}_${i}`;
-    this.#taken.add(name);
-    return name;
-  }
-
-  #emit(name: string, body: string[]): void {
-    this.functions.push("", `function ${name}(v: any): boolean {`, ...body, "}");
-  }
-
-  #member(v: string, key: string): string {
-    const { code, own } = access(v, key);
-    this.usesOwn ||= own;
-    return code;
-  }
-
-  // A boolean expression: whether `x` (an expression without side effects) matches `s` at `depth`.
-  #test(s: Schema, x: string, depth: number, path: string): string {
-    switch (s.kind) {
-      case "string":
-        return `typeof ${x} === "string"`;
-      case "number":
-        return `typeof ${x} === "number" && ${x} - ${x} === 0`;
-      case "integer":
-        return `Number.isSafeInteger(${x})`;
-      case "boolean":
-        return `typeof ${x} === "boolean"`;
-      case "null":
-        return `${x} === null`;
-      case "any":
-        this.usesIsJson = true;
-        return `isJson(${x}, ${depth})`;
-      case "literal":
-        return `${x} === ${literal(s.value)}`;
-      case "enum":
-        return `(${[...new Set(s.values)].map((v) => `${x} === ${literal(v)}`).join(" || ")})`;
-      case "optional":
-        return `(${x} === undefined || ${this.#test(s.inner as Schema, x, depth, path)})`;
-      case "nullable":
-        return `(${x} === null || ${this.#test(s.inner as Schema, x, depth, path)})`;
-      default: {
-        const fn = this.#function(s, depth, path);
-        return fn === undefined ? "false" : `${fn}(${x})`;
-      }
-    }
-  }
-
-  // The function of an array, record, object or union at `depth`; undefined for a leaf, and
-  // beyond the depth limit (where every value fails).
-  #function(s: Schema, depth: number, path: string): string | undefined {
-    if (s.kind !== "array" && s.kind !== "record" && s.kind !== "object" && s.kind !== "union") {
-      return undefined;
-    }
-    if (depth > MAX_DEPTH) return undefined;
-    // schemas alike (by fingerprint) share a function
-    const key = depth + height(s) <= MAX_DEPTH + 1 ? fingerprint(s) : `${fingerprint(s)}@${depth}`;
-    let name = this.#names.get(key);
-    if (name !== undefined) return name;
-    name = this.#name(path);
-    this.#names.set(key, name);
-    const test = (inner: unknown, x: string, at: number, more: string) =>
-      this.#test(inner as Schema, x, at, `${path}_${more}`);
-    switch (s.kind) {
-      case "array":
-        this.#emit(name, [
-          "  if (!isArray(v)) return false;",
-          "  for (let i = 0; i < v.length; i++) {",
-          "    const x = v[i];",
-          `    if (!(${test(s.item, "x", depth + 1, "item")})) return false;`,
-          "  }",
-          "  return true;",
-        ]);
-        break;
-      case "record":
-        this.#emit(name, [
-          "  if (!isObject(v)) return false;",
-          "  for (const key in v) {",
-          "    const x = v[key];",
-          `    if (!(${test(s.value, "x", depth + 1, "value")}) && Object.hasOwn(v, key)) {`,
-          "      return false;",
-          "    }",
-          "  }",
-          "  return true;",
-        ]);
-        break;
-      case "object":
-        this.#emit(name, this.#object(s.shape, s.unknownKeys === "reject", depth, path));
-        break;
-      case "union": {
-        const key = s.discriminator;
-        const branches = s.variants.map((variant) => {
-          const tag = (variant.shape as Shape)[key] as unknown as { value: LiteralValue };
-          const check = test(variant, "v", depth, String(tag.value));
-          return `tag === ${literal(tag.value)} ? ${check} : `;
-        });
-        this.#emit(name, [
-          "  if (v == null) return false; // each variant tests for an object",
-          `  const tag = ${this.#member("v", key)};`,
-          `  return ${branches.join("")}false;`,
-        ]);
-        break;
-      }
-    }
-    return name;
-  }
-
-  #object(shape: Shape, reject: boolean, depth: number, path: string): string[] {
-    const keys = Object.keys(shape);
-    const tests = keys.map((key) =>
-      this.#test(shape[key] as Schema, this.#member("v", key), depth + 1, `${path}_${key}`)
-    );
-    if (!reject) return [`  return ${["isObject(v)", ...tests].join(" &&\n    ")};`];
-    // unknown members: any own member whose name is not one of the shape's
-    const unknown = ["Object.hasOwn(v, key)", ...keys.map((k) => `key !== ${JSON.stringify(k)}`)];
-    return [
-      `  if (!(${["isObject(v)", ...tests].join(" &&\n    ")})) return false;`,
-      "  for (const key in v) if (" + unknown.join(" && ") + ") return false;",
-      "  return true;",
-    ];
-  }
 }
