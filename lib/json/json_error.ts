@@ -123,12 +123,16 @@ export interface DecodeOptions {
  */
 export interface Decodable<T = unknown> {
   /**
-   * Decodes UTF-8 bytes or text into a `T`; never throws on any input.
+   * Decodes UTF-8 bytes or text into a `T`; never throws on any input but a `contentType`
+   * that is not JSON.
    *
    * @param data The bytes (a request body) or text.
+   * @param contentType The request's Content-Type, when there is a request: absent (`null`)
+   * or a JSON media type (`application/json`, `…+json`) is accepted; any other throws an
+   * `HttpError` 415.
    * @returns The typed value, or a {@linkcode JsonError}.
    */
-  readonly "~decode": (data: Uint8Array | string) => DecodeResult<T>;
+  readonly "~decode": (data: Uint8Array | string, contentType?: string | null) => DecodeResult<T>;
 }
 
 /** A path segment: an object key or an array index. */

@@ -8,6 +8,7 @@ import type { Infer, StandardSchemaV1, StandardSchemaV1Props } from "./standard_
 import type { Decodable, DecodeResult } from "./json_error.ts";
 import { standardValidate } from "./_compile.ts";
 import { decode } from "./decode.ts";
+import { expectJson } from "./_media_type.ts";
 
 /** A JSON scalar. */
 export type JsonPrimitive = string | number | boolean | null;
@@ -45,7 +46,7 @@ export interface Schema<T = unknown> extends StandardSchemaV1<T, T>, Decodable<T
   /** The Standard Schema v1 properties (vendor `"weft"`). */
   readonly "~standard": StandardSchemaV1Props<T, T>;
   /** Decodes JSON bytes or text against this schema (what `ctx.decode()` calls). */
-  readonly "~decode": (data: Uint8Array | string) => DecodeResult<T>;
+  readonly "~decode": (data: Uint8Array | string, contentType?: string | null) => DecodeResult<T>;
 }
 
 /** A Standard Schema validator that decodes JSON: what {@linkcode SchemaBuilder.standard} returns. */
@@ -331,7 +332,10 @@ function node<T extends SchemaNode>(fields: Record<string, any> & { kind: T["kin
     enumerable: false,
   });
   Object.defineProperty(schema, "~decode", {
-    value: (data: Uint8Array | string) => decode(data, schema as unknown as SchemaNode),
+    value: (data: Uint8Array | string, contentType?: string | null) => {
+      expectJson(contentType);
+      return decode(data, schema as unknown as SchemaNode);
+    },
     enumerable: false,
   });
   BUILT.add(Object.freeze(schema));
@@ -494,7 +498,10 @@ export const schema: SchemaBuilder = {
     }
     return Object.freeze({
       "~standard": validator["~standard"],
-      "~decode": (data: Uint8Array | string) => decode(data, validator),
+      "~decode": (data: Uint8Array | string, contentType?: string | null) => {
+        expectJson(contentType);
+        return decode(data, validator);
+      },
     }) as unknown as DecodableValidator<S>;
   },
 };
