@@ -86,6 +86,7 @@ export const FORMAT_SAMPLES: Record<NonNullable<Cons["format"]>, string[]> = {
     "123e4567e89b12d3a456426614174000",
     "123e4567-e89b-12d3-a456-42661417400g",
     "123e4567-e89b-12d3-a456-4266141740000",
+    "urn:uuid:123e4567-e89b-12d3-a456-426614174000",
   ],
   date: [
     "2024-02-29",
@@ -114,6 +115,8 @@ export const FORMAT_SAMPLES: Record<NonNullable<Cons["format"]>, string[]> = {
     "2024-01-01T00:00:00.Z",
     "2024-02-30T00:00:00Z",
     "2024-01-01T00:00:00+24:00",
+    "2024-01-01 00:00:00Z",
+    "2024-01-01T00:00:00+0100",
   ],
 };
 
