@@ -190,9 +190,159 @@ function c5(v: any, d: number): boolean {
   if (!((x8 === undefined || typeof x8 === "string"))) return false;
   return true;
 }
+function c19(v: any, d: number): boolean {
+  if (typeof v !== "object" || v === null || isArray(v)) return false;
+  const x0 = v.line1;
+  if (!((typeof x0 === "string" && (x0.length >= 2 || x0.length >= 1 && H.codePoints(x0) >= 1) && (x0.length <= 200 || H.codePoints(x0) <= 200)))) return false;
+  const x1 = v.line2;
+  if (!((x1 === null || (typeof x1 === "string" && (x1.length >= 2 || x1.length >= 1 && H.codePoints(x1) >= 1) && (x1.length <= 200 || H.codePoints(x1) <= 200))))) return false;
+  const x2 = v.city;
+  if (!((typeof x2 === "string" && (x2.length >= 2 || x2.length >= 1 && H.codePoints(x2) >= 1) && (x2.length <= 200 || H.codePoints(x2) <= 200)))) return false;
+  const x3 = v.postalCode;
+  if (!((typeof x3 === "string" && (x3.length >= 2 || x3.length >= 1 && H.codePoints(x3) >= 1) && (x3.length <= 16 || H.codePoints(x3) <= 16)))) return false;
+  const x4 = v.country;
+  if (!((x4 === "CH" || x4 === "DE" || x4 === "FR" || x4 === "IT" || x4 === "AT"))) return false;
+  return true;
+}
+function c20(v: any, d: number): boolean {
+  if (!isArray(v)) return false;
+  if (v.length > 20) return false;
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i];
+    if (!((typeof x === "string" && (x.length >= 2 || x.length >= 1 && H.codePoints(x) >= 1) && (x.length <= 40 || H.codePoints(x) <= 40)))) return false;
+  }
+  return true;
+}
+function c18(v: any, d: number): boolean {
+  if (typeof v !== "object" || v === null || isArray(v)) return false;
+  const x0 = v.id;
+  if (!((Number.isSafeInteger(x0) && x0 >= 0 && x0 <= 1000000))) return false;
+  const x1 = v.name;
+  if (!((typeof x1 === "string" && (x1.length >= 2 || x1.length >= 1 && H.codePoints(x1) >= 1) && (x1.length <= 200 || H.codePoints(x1) <= 200)))) return false;
+  const x2 = v.email;
+  if (!((typeof x2 === "string" && (x2.length >= 2 || x2.length >= 1 && H.codePoints(x2) >= 1) && (x2.length <= 254 || H.codePoints(x2) <= 254)))) return false;
+  const x3 = v.vip;
+  if (!(typeof x3 === "boolean")) return false;
+  const x4 = v.address;
+  if (!(c19(x4, d + 1))) return false;
+  const x5 = v.tags;
+  if (!(c20(x5, d + 1))) return false;
+  return true;
+}
+function c23(v: any, d: number): boolean {
+  if (typeof v !== "object" || v === null || isArray(v)) return false;
+  let n = 0;
+  for (const k in v) {
+    const x = v[k];
+    if (!((typeof x === "string" && (x.length >= 2 || x.length >= 1 && H.codePoints(x) >= 1) && (x.length <= 40 || H.codePoints(x) <= 40))) && hasOwn(v, k)) return false;
+    if (hasOwn(v, k) && ++n > 20) return false;
+  }
+  return true;
+}
+function c22(v: any, d: number): boolean {
+  if (typeof v !== "object" || v === null || isArray(v)) return false;
+  const x0 = v.sku;
+  if (!((typeof x0 === "string" && (x0.length >= 2 || x0.length >= 1 && H.codePoints(x0) >= 1) && (x0.length <= 32 || H.codePoints(x0) <= 32)))) return false;
+  const x1 = v.name;
+  if (!((typeof x1 === "string" && (x1.length >= 2 || x1.length >= 1 && H.codePoints(x1) >= 1) && (x1.length <= 200 || H.codePoints(x1) <= 200)))) return false;
+  const x2 = v.quantity;
+  if (!((Number.isSafeInteger(x2) && x2 >= 1 && x2 <= 1000))) return false;
+  const x3 = v.unitPrice;
+  if (!((typeof x3 === "number" && x3 - x3 === 0 && x3 >= 0 && x3 <= 1000000))) return false;
+  const x4 = v.discount;
+  if (!((x4 === null || (typeof x4 === "number" && x4 - x4 === 0 && x4 >= 0 && x4 <= 1)))) return false;
+  const x5 = v.attributes;
+  if (!(c23(x5, d + 1))) return false;
+  return true;
+}
+function c21(v: any, d: number): boolean {
+  if (!isArray(v)) return false;
+  if (v.length > 100) return false;
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i];
+    if (!(c22(x, d + 1))) return false;
+  }
+  return true;
+}
+function c25(v: any, d: number): boolean {
+  if (typeof v !== "object" || v === null || isArray(v)) return false;
+  const x0 = v.method;
+  if (!(x0 === "card")) return false;
+  const x1 = v.brand;
+  if (!((typeof x1 === "string" && (x1.length >= 2 || x1.length >= 1 && H.codePoints(x1) >= 1) && (x1.length <= 20 || H.codePoints(x1) <= 20)))) return false;
+  const x2 = v.last4;
+  if (!((typeof x2 === "string" && (x2.length >= 2 || x2.length >= 1 && H.codePoints(x2) >= 1) && (x2.length <= 4 || H.codePoints(x2) <= 4)))) return false;
+  const x3 = v.expMonth;
+  if (!((Number.isSafeInteger(x3) && x3 >= 1 && x3 <= 12))) return false;
+  return true;
+}
+function c26(v: any, d: number): boolean {
+  if (typeof v !== "object" || v === null || isArray(v)) return false;
+  const x0 = v.method;
+  if (!(x0 === "invoice")) return false;
+  const x1 = v.dueDays;
+  if (!((Number.isSafeInteger(x1) && x1 >= 0 && x1 <= 365))) return false;
+  return true;
+}
+function c24(v: any, d: number): boolean {
+  if (typeof v !== "object" || v === null || isArray(v)) return false;
+  const t = v.method;
+  if (t === "card") return c25(v, d);
+  if (t === "invoice") return c26(v, d);
+  return false;
+}
+function c27(v: any, d: number): boolean {
+  if (typeof v !== "object" || v === null || isArray(v)) return false;
+  const x0 = v.carrier;
+  if (!((typeof x0 === "string" && (x0.length >= 2 || x0.length >= 1 && H.codePoints(x0) >= 1) && (x0.length <= 200 || H.codePoints(x0) <= 200)))) return false;
+  const x1 = v.tracking;
+  if (!((x1 === null || (typeof x1 === "string" && (x1.length >= 2 || x1.length >= 1 && H.codePoints(x1) >= 1) && (x1.length <= 64 || H.codePoints(x1) <= 64))))) return false;
+  const x2 = v.address;
+  if (!(c19(x2, d + 1))) return false;
+  return true;
+}
+function c28(v: any, d: number): boolean {
+  if (typeof v !== "object" || v === null || isArray(v)) return false;
+  const x0 = v.subtotal;
+  if (!((typeof x0 === "number" && x0 - x0 === 0 && x0 >= 0 && x0 <= 1000000))) return false;
+  const x1 = v.tax;
+  if (!((typeof x1 === "number" && x1 - x1 === 0 && x1 >= 0 && x1 <= 1000000))) return false;
+  const x2 = v.shipping;
+  if (!((typeof x2 === "number" && x2 - x2 === 0 && x2 >= 0 && x2 <= 1000000))) return false;
+  const x3 = v.total;
+  if (!((typeof x3 === "number" && x3 - x3 === 0 && x3 >= 0 && x3 <= 1000000))) return false;
+  const x4 = v.currency;
+  if (!(x4 === "CHF")) return false;
+  return true;
+}
+function c17(v: any, d: number): boolean {
+  if (typeof v !== "object" || v === null || isArray(v)) return false;
+  const x0 = v.id;
+  if (!((typeof x0 === "string" && (x0.length >= 2 || x0.length >= 1 && H.codePoints(x0) >= 1) && (x0.length <= 64 || H.codePoints(x0) <= 64)))) return false;
+  const x1 = v.createdAt;
+  if (!((typeof x1 === "string" && (x1.length >= 2 || x1.length >= 1 && H.codePoints(x1) >= 1) && (x1.length <= 40 || H.codePoints(x1) <= 40)))) return false;
+  const x2 = v.status;
+  if (!((x2 === "pending" || x2 === "paid" || x2 === "shipped" || x2 === "cancelled"))) return false;
+  const x3 = v.customer;
+  if (!(c18(x3, d + 1))) return false;
+  const x4 = v.items;
+  if (!(c21(x4, d + 1))) return false;
+  const x5 = v.payment;
+  if (!(c24(x5, d + 1))) return false;
+  const x6 = v.shipping;
+  if (!(c27(x6, d + 1))) return false;
+  const x7 = v.totals;
+  if (!(c28(x7, d + 1))) return false;
+  const x8 = v.note;
+  if (!((x8 === undefined || (typeof x8 === "string" && (x8.length >= 2 || x8.length >= 1 && H.codePoints(x8) >= 1) && (x8.length <= 500 || H.codePoints(x8) <= 500))))) return false;
+  return true;
+}
 
 /** `Events`, checked by code generated for it. */
 export const Events: typeof schemas.Events = precompiled(schemas.Events, "029b029c5a63ea", c1);
 
 /** `Order`, checked by code generated for it. */
 export const Order: typeof schemas.Order = precompiled(schemas.Order, "139ec29a6da845", c5);
+
+/** `OrderConstrained`, checked by code generated for it. */
+export const OrderConstrained: typeof schemas.OrderConstrained = precompiled(schemas.OrderConstrained, "1295054ea83ba7", c17);
