@@ -140,7 +140,7 @@ import type { Schema } from "./schema.ts";
 export { decode } from "./decode.ts";
 export { encode } from "./encode.ts";
 export { CHECK_HELPERS, type CheckHelpers, fingerprint, precompiled } from "./precompiled.ts";
-export { toJsonSchema } from "./to_json_schema.ts";
+export { type JsonSchemaDocument, toJsonSchema } from "./to_json_schema.ts";
 export {
   type Decodable,
   type DecodeOptions,
