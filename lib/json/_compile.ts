@@ -2,7 +2,7 @@
 // generation is allowed, installed from a module generated ahead of time (precompiled.ts), or
 // else is the reference checker (_check.ts). Failures are always explained by the reference
 // checker, which states the rules.
-import type { SchemaNode as Schema } from "./schema.ts";
+import { isWeftSchema, type SchemaNode as Schema } from "./schema.ts";
 import type { StandardSchemaV1Result } from "./standard_schema.ts";
 import { formatPath, MAX_ISSUES } from "./json_error.ts";
 import { type Check, check, explain, MAX_DEPTH, type Project, project, pure } from "./_check.ts";
@@ -44,9 +44,29 @@ export function rootOf(schema: Schema): Root {
   return root;
 }
 
-/** The projection of a schema for json.encode, made on first use. */
-export function projectionOf(schema: Schema): Project {
-  const root = rootOf(schema);
+// The last schema json.decode and json.encode used, and its root: a server decodes and encodes
+// most bodies with a few schemas, and this spares their lookups.
+let lastSchema: object | undefined;
+let lastRoot: Root | undefined;
+
+// The root of `target` when it is a Weft schema.
+function found(target: object): Root | undefined {
+  if (target === lastSchema) return lastRoot;
+  if (!isWeftSchema(target)) return undefined;
+  lastSchema = target;
+  return lastRoot = rootOf(target);
+}
+
+/** The check of `target` when it is a Weft schema (made on first use), else `undefined`. */
+export function checkOf(target: object): Check | undefined {
+  return found(target)?.check;
+}
+
+/** The projection of `target` for json.encode when it is a Weft schema, else `undefined`. */
+export function projectionOf(target: object): Project | undefined {
+  const root = found(target);
+  if (root === undefined) return undefined;
+  const schema = target as Schema;
   return root.project ??= canGenerate()
     ? generateProjection(schema)
     : (v: unknown) => project(schema, v);
@@ -55,6 +75,7 @@ export function projectionOf(schema: Schema): Project {
 /** Makes `check`, generated ahead of time for a value at the root, the schema's check. */
 export function install(schema: Schema, check: Check): void {
   roots.set(schema, { check, path: "ahead", project: roots.get(schema)?.project });
+  lastSchema = lastRoot = undefined;
 }
 
 /** Which path checks `schema` (for tests), or `undefined` before its first use. */
@@ -68,6 +89,7 @@ export function checkPath(schema: object): CheckPath | undefined {
  */
 export function useCodeGeneration(enabled: boolean | undefined): void {
   roots = new WeakMap();
+  lastSchema = lastRoot = undefined;
   generate = enabled;
 }
 

@@ -410,21 +410,30 @@ export class Writer {
     switch (s.kind) {
       case "array": {
         body.push("  if (!isArray(v)) return F;", ...this.#counts(s, "return F"));
-        body.push("  const out = new Array(v.length);", "  for (let i = 0; i < v.length; i++) {");
+        body.push("  const out = [];", "  for (let i = 0; i < v.length; i++) {");
         body.push("    const x = v[i];");
         const y = this.#projectInto(s.item as Schema, "x", body, "    ");
-        body.push(`    out[i] = ${y};`, "  }");
+        body.push(`    out.push(${y});`, "  }");
         if (s.uniqueItems) body.push("  if (H.repeated(out) >= 0) return F;"); // as written
         body.push("  return out;");
         break;
       }
       case "record": {
         const max = s.maxProperties;
-        body.push(`  if (${OBJECT("v")}) return F;`, "  const out = {};", "  let n = 0;");
+        body.push(`  if (${OBJECT("v")}) return F;`);
+        // a plain object whose values are written as they are is written itself (JSON.stringify
+        // writes own members only, and such a prototype has no toJSON)
+        body.push(
+          plain(s.value as Schema)
+            ? "  const out = Object.getPrototypeOf(v) === Object.prototype ? v : {};"
+            : "  const out = {};",
+          "  let n = 0;",
+        );
         body.push("  for (const k in v) {", "    if (!hasOwn(v, k)) continue;", "    n++;");
         body.push("    const x = v[k];");
         const y = this.#projectInto(s.value as Schema, "x", body, "    ");
         body.push(
+          "    if (out === v) continue;",
           `    if (k === "__proto__") H.put(out, k, ${y});`,
           `    else out[k] = ${y};`,
           "  }",

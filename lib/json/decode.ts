@@ -12,9 +12,9 @@ import {
   syntaxError,
   typeMismatch,
 } from "./json_error.ts";
-import { isWeftSchema } from "./schema.ts";
+import type { SchemaNode } from "./schema.ts";
 import { explain, MAX_DEPTH } from "./_check.ts";
-import { rootOf } from "./_compile.ts";
+import { checkOf } from "./_compile.ts";
 import { foreignIssues } from "./_foreign.ts";
 import { scan } from "./_scan.ts";
 
@@ -91,9 +91,10 @@ function validate(
   max: number,
 ): DecodeResult<unknown> {
   let errors: JsonError[];
-  if (isWeftSchema(target)) {
-    if (rootOf(target).check(value, 1)) return { ok: true, value };
-    const issues = explain(target, value, max);
+  const check = checkOf(target);
+  if (check !== undefined) {
+    if (check(value, 1)) return { ok: true, value };
+    const issues = explain(target as SchemaNode, value, max);
     if (issues.length === 0) return { ok: true, value }; // unreachable: both checks agree
     // nesting beyond the limit where the schema walks is a syntax error at its bracket
     if (issues[0].error === null) errors = [locate(data)];

@@ -5,7 +5,7 @@
  * @module
  */
 import type { Infer } from "./standard_schema.ts";
-import { isWeftSchema, type Schema as WeftSchema, type SchemaNode as Schema } from "./schema.ts";
+import type { Schema as WeftSchema, SchemaNode as Schema } from "./schema.ts";
 import { explain, FAIL } from "./_check.ts";
 import { projectionOf } from "./_compile.ts";
 
@@ -60,10 +60,11 @@ export function encode(value: unknown, target?: WeftSchema): string {
     }
     return text;
   }
-  if (!isWeftSchema(target)) {
+  const project = projectionOf(target);
+  if (project === undefined) {
     throw new TypeError("Cannot encode with this schema: json.encode needs a Weft schema");
   }
-  const projected = projectionOf(target)(value);
-  if (projected === FAIL) fail(target, value);
+  const projected = project(value);
+  if (projected === FAIL) fail(target as Schema, value);
   return JSON.stringify(projected);
 }

@@ -164,6 +164,25 @@ Deno.test("json.encode() reads members of objects that are not plain, on both pa
   const [generated, walked] = bothPaths(() => json.encode(new Account() as never, Public));
   assert.equal(generated, '{"id":7,"name":"from a getter"}');
   assert.equal(walked, generated);
+  // a record that is not a plain object is copied, so its toJSON is never called
+  class Labels {
+    en = "yes";
+    toJSON(): unknown {
+      return "leaked";
+    }
+  }
+  const Map = s.record(s.string());
+  const records = bothPaths(() => [
+    json.encode(new Labels() as never, Map),
+    json.encode({ en: "yes", toJSON: "a string" }, Map),
+    json.encode(JSON.parse('{"__proto__":"x"}'), Map),
+  ]);
+  assert.deepEqual(records[0], [
+    '{"en":"yes"}',
+    '{"en":"yes","toJSON":"a string"}',
+    '{"__proto__":"x"}',
+  ]);
+  assert.deepEqual(records[1], records[0]);
 });
 
 Deno.test("json.decode() caps nesting at 512 levels wherever an object sits, on both paths", () => {
