@@ -64,8 +64,11 @@ export function inherited(key: string): boolean {
   return key in Object.prototype;
 }
 
+// Object.prototype's members are functions, but for __proto__: only a value of that kind can
+// have been inherited, so only then is it asked whether it is the object's own.
 function member(o: Record<string, unknown>, key: string): unknown {
-  return inherited(key) && !Object.hasOwn(o, key) ? undefined : o[key];
+  const x = o[key];
+  return (typeof x === "function" || key === "__proto__") && !Object.hasOwn(o, key) ? undefined : x;
 }
 
 /** The tag of a union variant. */
