@@ -31,9 +31,7 @@ test("weft/json answers alike with generated checks and with code generation for
     95,
   );
   assert.equal(
-    suite.filter(([name, answer]) =>
-      name.startsWith("n_") && answer.startsWith("syntax_error@")
-    )
+    suite.filter(([name, answer]) => name.startsWith("n_") && answer.startsWith("syntax_error@"))
       .length,
     188,
   );

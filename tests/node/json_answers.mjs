@@ -25,9 +25,7 @@ for (
     new Uint8Array(readFileSync(new URL(encodeURIComponent(name), corpus))),
     s.any(),
   );
-  suite[name] = result.ok
-    ? "ok"
-    : `${result.error.kind}@${result.error.offset}`;
+  suite[name] = result.ok ? "ok" : `${result.error.kind}@${result.error.offset}`;
 }
 
 const Post = s.object({
