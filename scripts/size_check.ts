@@ -61,7 +61,7 @@ export const BUDGETS: readonly Budget[] = [
   {
     name: "Deno mod.ts (deno bundle: every export)",
     measure: () => denoBundleSize(`export * from "${ROOT}/mod.ts";`),
-    budget: 39_300,
+    budget: 43_400,
     anchor: "~5% above the measured size; MIME table and static-file internals included",
   },
 ];

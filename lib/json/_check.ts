@@ -28,7 +28,7 @@ import { FORMAT_CHECKS, FORMAT_NAMES } from "./_formats.ts";
 export const MAX_DEPTH = 512;
 
 /** What a projection returns for a value that does not match its schema. */
-export const FAIL: unique symbol = Symbol("fail");
+export const FAIL: unique symbol = /* @__PURE__ */ Symbol("fail");
 
 /** A check: whether `value`, nested at `depth` (the root is 1), matches. */
 export type Check = (value: unknown, depth: number) => boolean;

@@ -54,7 +54,7 @@ export interface CheckHelpers {
 export const CHECK_HELPERS: CheckHelpers = { isJson, codePoints, repeated, formats: FORMAT_CHECKS };
 
 // Projections also need these, which only code generated at run time uses.
-const RUN_TIME_HELPERS = { ...CHECK_HELPERS, put, FAIL };
+const RUN_TIME_HELPERS = { isJson, codePoints, repeated, formats: FORMAT_CHECKS, put, FAIL };
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
