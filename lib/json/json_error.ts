@@ -22,7 +22,7 @@ export interface JsonSyntaxError {
 export interface JsonTypeMismatch {
   /** The discriminant. */
   readonly kind: "type_mismatch";
-  /** The expected type's name: `"string"`, `"integer"`, `"\"a\" | \"b\""`, `"never"` … */
+  /** The expected type's name: `"string"`, `"integer"`, `"\"a\" | \"b\""`, `"string | null"` … */
   readonly expected: string;
   /** The path of the offending value, like `$.items[3].name`. */
   readonly path: string;
