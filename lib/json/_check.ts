@@ -215,6 +215,10 @@ export function check(s: Schema, v: unknown, depth: number, w: Walk, label?: str
       for (const key in v) {
         if (!Object.hasOwn(v, key)) continue;
         n++;
+        if (w.issues === undefined) {
+          if (!check(s.value as Schema, v[key], depth + 1, w)) return false;
+          continue;
+        }
         w.path.push(key);
         const fits = check(s.value as Schema, v[key], depth + 1, w);
         w.path.pop();
@@ -265,9 +269,14 @@ function checkArray(
     return rule(w, "maxItems", s.maxItems, `must have at most ${items(s.maxItems)}, got ${n}`);
   }
   let ok = true;
+  const item = s.item as Schema;
   for (let i = 0; i < n; i++) {
+    if (w.issues === undefined) {
+      if (!check(item, v[i], depth + 1, w)) return false;
+      continue;
+    }
     w.path.push(i);
-    const fits = check(s.item as Schema, v[i], depth + 1, w);
+    const fits = check(item, v[i], depth + 1, w);
     w.path.pop();
     if (!fits && (ok = false, stopped(w))) return false;
   }
@@ -300,6 +309,10 @@ function checkObject(
       ok = false;
       continue;
     }
+    if (w.issues === undefined) {
+      if (!check(field, x, depth + 1, w)) return false;
+      continue;
+    }
     w.path.push(key);
     const fits = check(field, x, depth + 1, w);
     w.path.pop();
@@ -307,6 +320,7 @@ function checkObject(
   }
   // encoding writes the known members only, and checks their count
   if (!w.strict) return maxProperties(max, known, w) && ok;
+  if (unknownKeys !== "reject" && max === undefined) return ok;
   let n = 0;
   for (const key in v) {
     if (!Object.hasOwn(v, key)) continue;
