@@ -54,8 +54,8 @@ bench(
   },
 );
 
-// 4. lib/json/_shapes.ts gives each hot object schema its own copy of the check, so its
-//    property loads see one shape (monomorphic) instead of many (megamorphic).
+// 4. lib/json/codegen.ts gives each object schema its own generated check, so its property
+//    loads see one shape (monomorphic) instead of many (megamorphic).
 const SHAPES = Array.from({ length: 16 }, (_, i) => ({ [`k${i}`]: i, name: "x" }));
 const keys = SHAPES.map((_, i) => `k${i}`);
 function loadOne(v: { name: string }): number {

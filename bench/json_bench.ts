@@ -1,10 +1,14 @@
 // weft/json against its anchors, each group with its floor as the baseline, so every figure
 // is a ratio measured in one run:
-//   decode 2 KiB  TextDecoder + JSON.parse (floor) · weft (checks built at run time, and checks
-//                 generated ahead of time) · a check written by hand for the schema · zod 4 ·
-//                 valibot · TypeBox compiled
+//   decode 2 KiB  TextDecoder + JSON.parse (floor) · weft (checks generated on first use, the
+//                 same after 200 other schemas were used first, and checks generated ahead of
+//                 time) · a check written by hand for the schema · zod 4 · valibot · TypeBox
+//                 compiled
+//   decode 2 KiB, constrained  the same order with a constraint on every string and number:
+//                 floor · weft · TypeBox compiled and zod 4 with the same constraints
 //   decode 1 MiB  the same but the hand-written check, on an array of 4,000 log events
 //   encode        JSON.stringify (floor) · weft with a schema · fast-json-stringify
+// Decoding where code generation is forbidden: bench/json_noeval_bench.ts.
 // Run: deno bench -A bench/json_bench.ts
 import { type Infer, json, schema as s } from "../lib/json/mod.ts";
 import { z } from "zod";
@@ -13,7 +17,11 @@ import { type TSchema, Type as T } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import fastJson from "fast-json-stringify";
 import { bench } from "./_groups.ts";
-import { Events as EventsAhead, Order as OrderAhead } from "./json_schemas.checks.ts";
+import {
+  Events as EventsAhead,
+  Order as OrderAhead,
+  OrderConstrained as OrderConstrainedAhead,
+} from "./json_schemas.checks.ts";
 
 // 1. Weft schemas and documents
 
@@ -21,7 +29,16 @@ import { Events as EventsAhead, Order as OrderAhead } from "./json_schemas.check
 // and built again, so that they are checked as Weft builds checks at run time.
 const Order = s.object(OrderAhead.shape);
 const Events = s.array(EventsAhead.item);
+const OrderConstrained = s.object(OrderConstrainedAhead.shape);
 type Order = Infer<typeof Order>;
+
+// 200 other schemas are used first; then the order's schema is built again and used: it must
+// be as fast as the first (every schema gets its generated check, whatever came before).
+for (let i = 0; i < 200; i++) {
+  const Other = s.object({ [`field${i}`]: s.string(), n: s.optional(s.integer()), k: s.any() });
+  json.decode(`{"field${i}": "x", "k": [${i}]}`, Other);
+}
+const OrderLate = s.object(OrderAhead.shape);
 
 const address: Order["customer"]["address"] = {
   line1: "Bahnhofstrasse 21",
@@ -236,6 +253,109 @@ const tEvents = T.Array(T.Object({
   tags: T.Array(T.String()),
 }));
 const tOrderCheck = TypeCompiler.Compile(tOrder);
+
+// The constrained order (bench/json_schemas.ts OrderConstrained) in TypeBox and zod.
+const tText = (maxLength = 200) => T.String({ minLength: 1, maxLength });
+const tAmount = () => T.Number({ minimum: 0, maximum: 1_000_000 });
+const tAddressC = T.Object({
+  line1: tText(),
+  line2: tNullable(tText()),
+  city: tText(),
+  postalCode: tText(16),
+  country: T.Union(["CH", "DE", "FR", "IT", "AT"].map((c) => T.Literal(c))),
+});
+const tOrderConstrained = T.Object({
+  id: tText(64),
+  createdAt: tText(40),
+  status: T.Union(["pending", "paid", "shipped", "cancelled"].map((c) => T.Literal(c))),
+  customer: T.Object({
+    id: T.Integer({ minimum: 0, maximum: 1_000_000 }),
+    name: tText(),
+    email: tText(254),
+    vip: T.Boolean(),
+    address: tAddressC,
+    tags: T.Array(tText(40), { maxItems: 20 }),
+  }),
+  items: T.Array(
+    T.Object({
+      sku: tText(32),
+      name: tText(),
+      quantity: T.Integer({ minimum: 1, maximum: 1000 }),
+      unitPrice: tAmount(),
+      discount: tNullable(T.Number({ minimum: 0, maximum: 1 })),
+      attributes: T.Record(T.String(), tText(40), { maxProperties: 20 }),
+    }),
+    { maxItems: 100 },
+  ),
+  payment: T.Union([
+    T.Object({
+      method: T.Literal("card"),
+      brand: tText(20),
+      last4: tText(4),
+      expMonth: T.Integer({ minimum: 1, maximum: 12 }),
+    }),
+    T.Object({ method: T.Literal("invoice"), dueDays: T.Integer({ minimum: 0, maximum: 365 }) }),
+  ]),
+  shipping: T.Object({ carrier: tText(), tracking: tNullable(tText(64)), address: tAddressC }),
+  totals: T.Object({
+    subtotal: tAmount(),
+    tax: tAmount(),
+    shipping: tAmount(),
+    total: tAmount(),
+    currency: T.Literal("CHF"),
+  }),
+  note: T.Optional(tText(500)),
+});
+const tOrderConstrainedCheck = TypeCompiler.Compile(tOrderConstrained);
+
+const zText = (max = 200) => z.string().min(1).max(max);
+const zAmount = () => z.number().min(0).max(1_000_000);
+const zAddressC = z.object({
+  line1: zText(),
+  line2: zText().nullable(),
+  city: zText(),
+  postalCode: zText(16),
+  country: z.enum(["CH", "DE", "FR", "IT", "AT"]),
+});
+const zOrderConstrained = z.object({
+  id: zText(64),
+  createdAt: zText(40),
+  status: z.enum(["pending", "paid", "shipped", "cancelled"]),
+  customer: z.object({
+    id: z.int().min(0).max(1_000_000),
+    name: zText(),
+    email: zText(254),
+    vip: z.boolean(),
+    address: zAddressC,
+    tags: z.array(zText(40)).max(20),
+  }),
+  items: z.array(z.object({
+    sku: zText(32),
+    name: zText(),
+    quantity: z.int().min(1).max(1000),
+    unitPrice: zAmount(),
+    discount: z.number().min(0).max(1).nullable(),
+    attributes: z.record(z.string(), zText(40)),
+  })).max(100),
+  payment: z.discriminatedUnion("method", [
+    z.object({
+      method: z.literal("card"),
+      brand: zText(20),
+      last4: zText(4),
+      expMonth: z.int().min(1).max(12),
+    }),
+    z.object({ method: z.literal("invoice"), dueDays: z.int().min(0).max(365) }),
+  ]),
+  shipping: z.object({ carrier: zText(), tracking: zText(64).nullable(), address: zAddressC }),
+  totals: z.object({
+    subtotal: zAmount(),
+    tax: zAmount(),
+    shipping: zAmount(),
+    total: zAmount(),
+    currency: z.literal("CHF"),
+  }),
+  note: zText(500).optional(),
+});
 const tEventsCheck = TypeCompiler.Compile(tEvents);
 const fjsOrder = fastJson(tOrder);
 
@@ -290,12 +410,16 @@ const parse = (bytes: Uint8Array): unknown => JSON.parse(decoder.decode(bytes));
 function must(ok: boolean, what: string): void {
   if (!ok) throw new Error(`${what} rejects the benchmark document`);
 }
-// Weft gives a schema its fast path once the schema has been used 64 times (as a server's
-// routes are), so every group measures the steady state, as TypeBox's compiled checker does.
-for (const schema of [Order, Events, OrderAhead, EventsAhead]) {
-  for (let i = 0; i < 64; i++) json.decode("null", schema);
-}
 must(json.decode(ORDER_BYTES, Order).ok, "weft");
+must(json.decode(ORDER_BYTES, OrderLate).ok, "weft, after 200 other schemas");
+must(json.decode(ORDER_BYTES, OrderConstrained).ok, "weft, constrained");
+must(json.decode(ORDER_BYTES, OrderConstrainedAhead).ok, "weft, constrained, ahead of time");
+must(tOrderConstrainedCheck.Check(parse(ORDER_BYTES)), "TypeBox, constrained");
+must(zOrderConstrained.safeParse(parse(ORDER_BYTES)).success, "zod, constrained");
+const LONG = JSON.stringify({ ...ORDER, customer: { ...ORDER.customer, name: "x".repeat(201) } });
+must(!json.decode(LONG, OrderConstrained).ok, "weft, constrained (a long name)");
+must(!tOrderConstrainedCheck.Check(JSON.parse(LONG)), "TypeBox, constrained (a long name)");
+must(!zOrderConstrained.safeParse(JSON.parse(LONG)).success, "zod, constrained (a long name)");
 must(json.decode(ORDER_BYTES, OrderAhead).ok, "weft, checks generated ahead of time");
 must(zOrder.safeParse(parse(ORDER_BYTES)).success, "zod");
 must(v.safeParse(vOrder, parse(ORDER_BYTES)).success, "valibot");
@@ -326,6 +450,9 @@ bench(g1, "TextDecoder + JSON.parse (floor)", () => {
 bench(g1, "weft json.decode", () => {
   sink = json.decode(ORDER_BYTES, Order);
 });
+bench(g1, "weft json.decode, after 200 other schemas were used", () => {
+  sink = json.decode(ORDER_BYTES, OrderLate);
+});
 bench(g1, "weft json.decode, checks generated ahead of time", () => {
   sink = json.decode(ORDER_BYTES, OrderAhead);
 });
@@ -340,6 +467,23 @@ bench(g1, "floor + zod 4 safeParse", () => {
 });
 bench(g1, "floor + valibot safeParse", () => {
   sink = v.safeParse(vOrder, parse(ORDER_BYTES));
+});
+
+const g1c = "decode 2 KiB, a constraint on every string and number";
+bench(g1c, "TextDecoder + JSON.parse (floor)", () => {
+  sink = parse(ORDER_BYTES);
+}, true);
+bench(g1c, "weft json.decode", () => {
+  sink = json.decode(ORDER_BYTES, OrderConstrained);
+});
+bench(g1c, "weft json.decode, checks generated ahead of time", () => {
+  sink = json.decode(ORDER_BYTES, OrderConstrainedAhead);
+});
+bench(g1c, "floor + TypeBox compiled Check, same constraints", () => {
+  sink = tOrderConstrainedCheck.Check(parse(ORDER_BYTES));
+});
+bench(g1c, "floor + zod 4 safeParse, same constraints", () => {
+  sink = zOrderConstrained.safeParse(parse(ORDER_BYTES));
 });
 
 const g2 = "decode 1 MiB array of events";

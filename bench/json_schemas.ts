@@ -64,3 +64,59 @@ const Event = s.object({
   tags: s.array(s.string()),
 });
 export const Events = s.array(Event);
+
+// The order again with a constraint on every string and number, as an API would state them.
+const text = (maxLength = 200) => s.string({ minLength: 1, maxLength });
+const amount = () => s.number({ minimum: 0, maximum: 1_000_000 });
+const count = () => s.integer({ minimum: 0, maximum: 1_000_000 });
+
+const AddressC = s.object({
+  line1: text(),
+  line2: s.nullable(text()),
+  city: text(),
+  postalCode: text(16),
+  country: s.enum(["CH", "DE", "FR", "IT", "AT"]),
+});
+
+export const OrderConstrained = s.object({
+  id: text(64),
+  createdAt: text(40),
+  status: s.enum(["pending", "paid", "shipped", "cancelled"]),
+  customer: s.object({
+    id: count(),
+    name: text(),
+    email: text(254),
+    vip: s.boolean(),
+    address: AddressC,
+    tags: s.array(text(40), { maxItems: 20 }),
+  }),
+  items: s.array(
+    s.object({
+      sku: text(32),
+      name: text(),
+      quantity: s.integer({ minimum: 1, maximum: 1000 }),
+      unitPrice: amount(),
+      discount: s.nullable(s.number({ minimum: 0, maximum: 1 })),
+      attributes: s.record(text(40), { maxProperties: 20 }),
+    }),
+    { maxItems: 100 },
+  ),
+  payment: s.union("method", [
+    s.object({
+      method: s.literal("card"),
+      brand: text(20),
+      last4: text(4),
+      expMonth: s.integer({ minimum: 1, maximum: 12 }),
+    }),
+    s.object({ method: s.literal("invoice"), dueDays: s.integer({ minimum: 0, maximum: 365 }) }),
+  ]),
+  shipping: s.object({ carrier: text(), tracking: s.nullable(text(64)), address: AddressC }),
+  totals: s.object({
+    subtotal: amount(),
+    tax: amount(),
+    shipping: amount(),
+    total: amount(),
+    currency: s.literal("CHF"),
+  }),
+  note: s.optional(text(500)),
+});

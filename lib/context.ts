@@ -264,6 +264,8 @@ export class Context<P extends Params = Params, V extends object = Record<never,
    * @param target A Weft schema, or any Standard Schema v1 validator (zod, valibot, arktype)
    * wrapped with `schema.standard(validator)`.
    * @returns `{ ok: true, value }` or `{ ok: false, error }` with a `JsonError`.
+   * @throws {HttpError} 415 when a Content-Type is given and is not JSON (`application/json`
+   * or `…+json`); a body without one is decoded.
    *
    * @example
    * ```ts
@@ -271,7 +273,8 @@ export class Context<P extends Params = Params, V extends object = Record<never,
    * import { schema } from "./json/mod.ts";
    * import assert from "node:assert/strict";
    *
-   * const ctx = new Context(new Request("http://localhost/", { method: "POST", body: '{"name":"Ada"}' }));
+   * const headers = { "content-type": "application/json" };
+   * const ctx = new Context(new Request("http://localhost/", { method: "POST", headers, body: '{"name":"Ada"}' }));
    * const result = await ctx.decode(schema.object({ name: schema.string() }));
    * assert.deepEqual(result, { ok: true, value: { name: "Ada" } });
    * ```
@@ -283,7 +286,7 @@ export class Context<P extends Params = Params, V extends object = Record<never,
         "Cannot decode the body: the target is not a Weft schema; wrap a Standard Schema validator with schema.standard()",
       );
     }
-    return decode(await this.body());
+    return decode(await this.body(), this.#req.headers.get("content-type"));
   }
 
   /**

@@ -5,25 +5,18 @@
  * @module
  */
 import type { Infer } from "./standard_schema.ts";
-import { isWeftSchema, type Schema as WeftSchema, type SchemaNode as Schema } from "./schema.ts";
-import { explain, toJsonError } from "./_explain.ts";
-import { FAIL, rootFinder } from "./_check.ts";
+import type { Schema as WeftSchema, SchemaNode as Schema } from "./schema.ts";
+import { explain, FAIL } from "./_check.ts";
+import { projectionOf } from "./_compile.ts";
 
-// The projection (built once per schema, see _check.ts) reduces the value to the schema's
+// The projection (generated once per schema, see codegen.ts) reduces the value to the schema's
 // members, in shape order; JSON.stringify then does the writing, which no JavaScript-level
 // writer beats in V8.
 
-// A module constant, folded into the compiled code (an imported binding is read through a cell).
-const failed = FAIL;
-// The compiled root of a schema (compiled on first use); the last hot one is found without a
-// WeakMap lookup.
-const find = /* @__PURE__ */ rootFinder(isWeftSchema);
-
 function fail(schema: Schema, value: unknown): never {
-  const failure = explain(schema, value, [], 1, false);
-  const reason = failure === undefined || failure.kind === "too_deep"
-    ? "the value does not match the schema"
-    : toJsonError(failure).message;
+  // unknown members are not written, so they are not checked either
+  const error = explain(schema, value, 1, false)[0]?.error;
+  const reason = error ? error.message : "the value does not match the schema";
   throw new TypeError(`Cannot encode the value: ${reason}`);
 }
 
@@ -33,7 +26,7 @@ function fail(schema: Schema, value: unknown): never {
  * written, in shape order, so a `passwordHash` the schema does not name never leaks; the
  * value must match the schema (finite numbers, safe integers, literals …), or this throws a
  * `TypeError` naming the first mismatch, since it is a programming error. The projection is
- * built once per schema, without `eval` or `new Function`.
+ * generated once per schema (walked instead where code generation is forbidden).
  *
  * @param value The value.
  * @param target A Weft schema (other libraries' validators cannot drive an encoder).
@@ -67,11 +60,11 @@ export function encode(value: unknown, target?: WeftSchema): string {
     }
     return text;
   }
-  const root = find(target);
-  if (root === undefined) {
+  const project = projectionOf(target);
+  if (project === undefined) {
     throw new TypeError("Cannot encode with this schema: json.encode needs a Weft schema");
   }
-  const projected = root.project(value);
-  if (projected === failed) fail(target as Schema, value);
+  const projected = project(value);
+  if (projected === FAIL) fail(target as Schema, value);
   return JSON.stringify(projected);
 }

@@ -22,7 +22,7 @@ export interface JsonSyntaxError {
 export interface JsonTypeMismatch {
   /** The discriminant. */
   readonly kind: "type_mismatch";
-  /** The expected type's name: `"string"`, `"integer"`, `"\"a\" | \"b\""`, `"never"` … */
+  /** The expected type's name: `"string"`, `"integer"`, `"\"a\" | \"b\""`, `"string | null"` … */
   readonly expected: string;
   /** The path of the offending value, like `$.items[3].name`. */
   readonly path: string;
@@ -42,13 +42,78 @@ export interface JsonMissingField {
   readonly message: string;
 }
 
+/** A value has the right type but breaks a constraint of its schema (`maxLength`, `minimum` …). */
+export interface JsonConstraintViolation {
+  /** The discriminant. */
+  readonly kind: "constraint";
+  /** The constraint's name, as in JSON Schema: `"maxLength"`, `"format"`, `"uniqueItems"` … */
+  readonly constraint: string;
+  /** The constraint's limit: `200`, `"email"`, the pattern's source, `true`; `null` if none. */
+  readonly limit: number | string | boolean | null;
+  /** The path of the offending value, like `$.title`. */
+  readonly path: string;
+  /** A readable explanation: `$.title: must be at most 200 characters, got 241`. */
+  readonly message: string;
+}
+
+/** An object member that the schema does not name, under `unknownKeys: "reject"`. */
+export interface JsonUnexpectedField {
+  /** The discriminant. */
+  readonly kind: "unexpected_field";
+  /** The name of the member. */
+  readonly field: string;
+  /** The path of the member, like `$.extra` (it ends with `field`). */
+  readonly path: string;
+  /** A readable explanation: `unexpected field "extra" at $.extra`. */
+  readonly message: string;
+}
+
+/** A failure reported by another library's validator that fits no other kind. */
+export interface JsonInvalid {
+  /** The discriminant. */
+  readonly kind: "invalid";
+  /** The path of the offending value. */
+  readonly path: string;
+  /** The validator's message, with the path. */
+  readonly message: string;
+}
+
 /** Why `json.decode` failed: a discriminated union on `kind`. */
-export type JsonError = JsonSyntaxError | JsonTypeMismatch | JsonMissingField;
+export type JsonError =
+  | JsonSyntaxError
+  | JsonTypeMismatch
+  | JsonMissingField
+  | JsonConstraintViolation
+  | JsonUnexpectedField
+  | JsonInvalid;
+
+/** The most issues one failed decode reports (with `issues: "all"`). */
+export const MAX_ISSUES = 100;
 
 /** The result of `json.decode`: the typed value, or a {@linkcode JsonError}. */
 export type DecodeResult<T> =
   | { readonly ok: true; readonly value: T }
-  | { readonly ok: false; readonly error: JsonError };
+  | {
+    readonly ok: false;
+    /** The first issue. */
+    readonly error: JsonError;
+    /**
+     * With `issues: "all"`: every issue in document order of the schema, at most
+     * {@linkcode MAX_ISSUES}, the first being `error`.
+     */
+    readonly issues?: readonly JsonError[];
+  };
+
+/** Options of `json.decode`. */
+export interface DecodeOptions {
+  /**
+   * `"first"` stops at the first issue (the fastest answer to a bad request); `"all"` reports
+   * every issue, up to {@linkcode MAX_ISSUES}, in `issues`.
+   *
+   * @default {"first"}
+   */
+  issues?: "first" | "all";
+}
 
 /**
  * A schema that decodes JSON itself: every Weft schema, and any Standard Schema validator
@@ -58,12 +123,16 @@ export type DecodeResult<T> =
  */
 export interface Decodable<T = unknown> {
   /**
-   * Decodes UTF-8 bytes or text into a `T`; never throws on any input.
+   * Decodes UTF-8 bytes or text into a `T`; never throws on any input but a `contentType`
+   * that is not JSON.
    *
    * @param data The bytes (a request body) or text.
+   * @param contentType The request's Content-Type, when there is a request: absent (`null`)
+   * or a JSON media type (`application/json`, `…+json`) is accepted; any other throws an
+   * `HttpError` 415.
    * @returns The typed value, or a {@linkcode JsonError}.
    */
-  readonly "~decode": (data: Uint8Array | string) => DecodeResult<T>;
+  readonly "~decode": (data: Uint8Array | string, contentType?: string | null) => DecodeResult<T>;
 }
 
 /** A path segment: an object key or an array index. */
@@ -115,6 +184,29 @@ export function typeMismatch(
   };
 }
 
+/** Builds a `constraint` violation with its readable message. */
+export function constraintViolation(
+  constraint: string,
+  limit: number | string | boolean | null,
+  path: readonly PathKey[],
+  detail: string,
+): JsonConstraintViolation {
+  const at = formatPath(path);
+  return { kind: "constraint", constraint, limit, path: at, message: `${at}: ${detail}` };
+}
+
+/** Builds an `unexpected_field`; `path` is the path of the member. */
+export function unexpectedField(path: readonly PathKey[]): JsonUnexpectedField {
+  const at = formatPath(path);
+  const field = String(path[path.length - 1]);
+  return {
+    kind: "unexpected_field",
+    field,
+    path: at,
+    message: `unexpected field ${JSON.stringify(field)} at ${at}`,
+  };
+}
+
 /** Builds a `missing_field`; `path` is the path of the object that lacks it. */
 export function missingField(field: string, objectPath: readonly PathKey[]): JsonMissingField {
   const at = formatPath([...objectPath, field]);
@@ -151,10 +243,12 @@ function describe(value: unknown): string {
 
 /**
  * Answers a decode failure: a 400 `application/problem+json` response (RFC 9457) whose body
- * carries the error's `kind`, its `offset` or `path` (and `field`, `expected`), and its
- * message as `detail`.
+ * carries the error's members (`kind`, `offset` or `path`, and `field`, `expected`,
+ * `constraint`, `limit`), its message as `detail`, and `issues` when given.
  *
  * @param error The error `json.decode` returned.
+ * @param issues Every issue (`result.issues` of a decode with `issues: "all"`), written as the
+ * `issues` member.
  * @returns A 400 response with mutable headers.
  *
  * @example
@@ -175,30 +269,12 @@ function describe(value: unknown): string {
  * }
  * ```
  */
-export function jsonErrorResponse(error: JsonError): Response {
-  switch (error.kind) {
-    case "syntax_error":
-      return problem({
-        status: 400,
-        detail: error.message,
-        kind: error.kind,
-        offset: error.offset,
-      });
-    case "type_mismatch":
-      return problem({
-        status: 400,
-        detail: error.message,
-        kind: error.kind,
-        path: error.path,
-        expected: error.expected,
-      });
-    case "missing_field":
-      return problem({
-        status: 400,
-        detail: error.message,
-        kind: error.kind,
-        path: error.path,
-        field: error.field,
-      });
-  }
+export function jsonErrorResponse(error: JsonError, issues?: readonly JsonError[]): Response {
+  const { message, ...members } = error;
+  return problem({
+    status: 400,
+    detail: message,
+    ...members,
+    ...(issues === undefined ? {} : { issues }),
+  });
 }

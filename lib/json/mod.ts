@@ -6,12 +6,16 @@
  *
  * - {@linkcode schema} builds schemas that carry their TypeScript type ({@linkcode Infer}) and
  *   are Standard Schema v1 validators (`~standard`, vendor `"weft"`).
- * - `json.decode(bytesOrText, schema)` returns `{ ok: true, value }` or `{ ok: false, error }`
- *   with a {@linkcode JsonError}: `syntax_error` (`offset`), `type_mismatch` (`expected`,
- *   `path`) or `missing_field` (`field`, `path`), each with a readable `message`. It never
- *   throws on any input. The target may also be any Standard Schema v1 validator (zod,
- *   valibot, arktype); its first issue is mapped to `missing_field` when the member is absent
- *   from an object, else to `type_mismatch` (with the library's `expected` when it has one).
+ * - `json.decode(bytesOrText, schema, options?)` returns `{ ok: true, value }` or
+ *   `{ ok: false, error }` with a {@linkcode JsonError}: `syntax_error` (`offset`),
+ *   `type_mismatch` (`expected`, `path`), `missing_field` (`field`, `path`), `constraint`
+ *   (`constraint`, `limit`, `path`), `unexpected_field` (`field`, `path`) or `invalid`, each
+ *   with a readable `message`. It never throws on any input. `{ issues: "all" }` adds
+ *   `issues`: every issue, up to {@linkcode MAX_ISSUES}. The target may also be any Standard
+ *   Schema v1 validator (zod, valibot, arktype); each of its issues is mapped to the kind that
+ *   fits, else to `invalid`.
+ * - `schema.string({ maxLength: 200 })` and friends add constraints; {@linkcode toJsonSchema}
+ *   writes a schema as JSON Schema draft 2020-12. docs/json.md states every rule.
  * - `json.encode(value, schema?)` returns JSON text; with a schema, only its members.
  * - {@linkcode jsonErrorResponse} answers a failed decode with a 400 problem+json.
  *
@@ -43,11 +47,12 @@
  *   so `[[[[…` 100,000 deep cannot overflow the stack.
  * - **Duplicate keys**: the last one wins, as with `JSON.parse`.
  * - **Unknown members** are ignored by default and stay in the decoded value, untyped;
- *   `schema.object(shape, { unknownKeys: "reject" })` makes the first a `type_mismatch` with
- *   expected `"never"`. Member names that `Object.prototype` has (`constructor`,
+ *   `schema.object(shape, { unknownKeys: "reject" })` makes each an `unexpected_field`.
+ *   Member names that `Object.prototype` has (`constructor`,
  *   `__proto__` …) are read only as own members.
- * - **Errors report the first failure** in document order of the schema: members in shape
- *   order, items by index. `missing_field.path` ends with the field (`$.user.email`).
+ * - **Errors report the first failure** in document order of the schema (members in shape
+ *   order, items by index), or every one with `issues: "all"`. `missing_field.path` ends with
+ *   the field (`$.user.email`).
  *
  * ### JSONTestSuite `i_` files under these policies
  *
@@ -64,8 +69,11 @@
  *
  * ## Checks generated ahead of time
  *
- * Weft builds each schema's check at run time from closures (no `eval`). For the last few
- * percent, generate the checks as code at build time, as templates are:
+ * Weft generates each schema's check as code on its first use (`new Function`; schema text
+ * enters the code only as JSON string literals or through a constants array). Where code
+ * generation is forbidden (a CSP, `--disallow-code-generation-from-strings`) the reference
+ * checker walks the schema instead, with the same answers. To have generated checks there
+ * too, or to skip generation at run time, generate the checks at build time, as templates are:
  * `deno run -A lib/json/cli.ts schemas.ts` writes `schemas.checks.ts`, which exports the same
  * schemas with checks written out for them (see {@linkcode precompiled}); import the schemas
  * from it. Answers, errors and encoding stay the same. A generated check whose schema changed
@@ -78,8 +86,10 @@
  * shape order, absent optional members are omitted, and a value that does not match the
  * schema throws a `TypeError` (a programming error, not input). Objects are read member by
  * member (their `toJSON` methods are not called; getters are); `schema.any()` values are
- * written as `JSON.stringify` writes them. The encoder is compiled once per schema into
- * closures (no `eval`) and leaves the writing to `JSON.stringify`.
+ * written as `JSON.stringify` writes them. The projection is generated once per schema (walked
+ * where code generation is forbidden) and leaves the writing to `JSON.stringify`. Objects'
+ * `unknownKeys` does not apply to encoding (unknown members are not written), and
+ * `maxProperties` counts the members written.
  *
  * @example Decode a request body, answer failures with 400
  * ```ts
@@ -123,26 +133,33 @@
  */
 import { decode } from "./decode.ts";
 import { encode } from "./encode.ts";
-import type { DecodeResult } from "./json_error.ts";
+import type { DecodeOptions, DecodeResult } from "./json_error.ts";
 import type { Infer, StandardSchemaV1 } from "./standard_schema.ts";
 import type { Schema } from "./schema.ts";
 
 export { decode } from "./decode.ts";
 export { encode } from "./encode.ts";
-export { fingerprint, isJson, precompiled } from "./precompiled.ts";
+export { CHECK_HELPERS, type CheckHelpers, fingerprint, precompiled } from "./precompiled.ts";
+export { type JsonSchemaDocument, toJsonSchema } from "./to_json_schema.ts";
 export {
   type Decodable,
+  type DecodeOptions,
   type DecodeResult,
   formatPath,
+  type JsonConstraintViolation,
   type JsonError,
   jsonErrorResponse,
+  type JsonInvalid,
   type JsonMissingField,
   type JsonSyntaxError,
   type JsonTypeMismatch,
+  type JsonUnexpectedField,
+  MAX_ISSUES,
   type PathKey,
 } from "./json_error.ts";
 export {
   type AnySchema,
+  type ArrayConstraints,
   type ArraySchema,
   type BooleanSchema,
   type DecodableValidator,
@@ -155,12 +172,14 @@ export {
   type LiteralValue,
   type NullableSchema,
   type NullSchema,
+  type NumberConstraints,
   type NumberSchema,
   type ObjectOptions,
   type ObjectOutput,
   type ObjectSchema,
   type OptionalKeys,
   type OptionalSchema,
+  type RecordConstraints,
   type RecordSchema,
   type Schema,
   schema,
@@ -169,6 +188,8 @@ export {
   type SchemaNode,
   type Shape,
   type Simplify,
+  type StringConstraints,
+  type StringFormat,
   type StringSchema,
   type UnionSchema,
   type UnknownKeys,
@@ -194,9 +215,14 @@ export interface JsonCodec {
    *
    * @param data The bytes (a request body) or text.
    * @param target A Weft schema or any Standard Schema v1 validator.
+   * @param options `issues: "all"` reports every issue (up to {@linkcode MAX_ISSUES}).
    * @returns The typed value, or a {@linkcode JsonError}.
    */
-  decode<S extends StandardSchemaV1>(data: Uint8Array | string, target: S): DecodeResult<Infer<S>>;
+  decode<S extends StandardSchemaV1>(
+    data: Uint8Array | string,
+    target: S,
+    options?: DecodeOptions,
+  ): DecodeResult<Infer<S>>;
   /**
    * Encodes a value, writing only the schema's members.
    *

@@ -13,14 +13,14 @@
  * @module
  */
 import { isWeftSchema, type Schema, type SchemaNode } from "./schema.ts";
-import { install } from "./_check.ts";
+import { install } from "./_compile.ts";
 
-// The check of `schema.any()`, which generated checks call.
-export { isJson } from "./_check.ts";
+// What generated checks call.
+export { CHECK_HELPERS, type CheckHelpers } from "./codegen.ts";
 
 // Part of every fingerprint: a generator that writes other code must change it, so that the
 // checks it wrote before count as stale.
-const GENERATOR = "weft/json checks 1";
+const GENERATOR = "weft/json checks 2";
 
 const prints = new WeakMap<SchemaNode, string>();
 
@@ -49,25 +49,52 @@ export function fingerprint(schema: Schema): string {
         text = `${s.kind} ${of(s.inner)}`;
         break;
       case "array":
-        text = `array ${of(s.item)}`;
+        text = `array ${of(s.item)} ${constraints(s)}`;
         break;
       case "record":
-        text = `record ${of(s.value)}`;
+        text = `record ${of(s.value)} ${constraints(s)}`;
         break;
       case "object":
         text = `object ${s.unknownKeys} ${
           JSON.stringify(Object.entries(s.shape).map(([key, member]) => [key, of(member)]))
-        }`;
+        } ${constraints(s)}`;
         break;
       case "union":
         text = `union ${JSON.stringify(s.discriminator)} ${s.variants.map(of).join(" ")}`;
         break;
       default:
-        text = s.kind;
+        text = `${s.kind} ${constraints(s)}`;
     }
     prints.set(s, print = hash(`${GENERATOR} ${text}`));
   }
   return print;
+}
+
+const KEYS = [
+  "minLength",
+  "maxLength",
+  "pattern",
+  "format",
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+  "multipleOf",
+  "minItems",
+  "maxItems",
+  "uniqueItems",
+  "maxProperties",
+];
+
+// The constraints of a node, as text (a pattern as /source/flags).
+function constraints(s: SchemaNode): string {
+  const node = s as unknown as Record<string, unknown>;
+  return JSON.stringify(
+    KEYS.filter((key) => node[key] !== undefined).map((key) => [
+      key,
+      node[key] instanceof RegExp ? String(node[key]) : node[key],
+    ]),
+  );
 }
 
 // cyrb53: a 53-bit string hash, enough to tell a changed schema from the one a check was
@@ -98,7 +125,7 @@ let warned = false;
 export function precompiled<S extends Schema>(
   schema: S,
   print: string,
-  check: (value: unknown) => boolean,
+  check: (value: unknown, depth: number) => boolean,
 ): S {
   if (!isWeftSchema(schema)) throw new TypeError("precompiled() takes a Weft schema");
   if (fingerprint(schema) === print) install(schema, check);

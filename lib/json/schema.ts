@@ -6,9 +6,11 @@
  */
 import type { Infer, StandardSchemaV1, StandardSchemaV1Props } from "./standard_schema.ts";
 import type { Decodable, DecodeResult } from "./json_error.ts";
-import { standardValidate } from "./_explain.ts";
+import { standardValidate } from "./_compile.ts";
 import { decode } from "./decode.ts";
 import { encode } from "./encode.ts";
+import { expectJson } from "./_media_type.ts";
+import { count, defined, numberConstraints, range, stringConstraints } from "./_constraints.ts";
 
 /** A JSON scalar. */
 export type JsonPrimitive = string | number | boolean | null;
@@ -46,26 +48,86 @@ export interface Schema<T = unknown> extends StandardSchemaV1<T, T>, Decodable<T
   /** The Standard Schema v1 properties (vendor `"weft"`). */
   readonly "~standard": StandardSchemaV1Props<T, T>;
   /** Decodes JSON bytes or text against this schema (what `ctx.decode()` calls). */
-  readonly "~decode": (data: Uint8Array | string) => DecodeResult<T>;
+  readonly "~decode": (data: Uint8Array | string, contentType?: string | null) => DecodeResult<T>;
 }
 
 /** A Standard Schema validator that decodes JSON: what {@linkcode SchemaBuilder.standard} returns. */
 export type DecodableValidator<S extends StandardSchemaV1> = S & Decodable<Infer<S>>;
 
+/**
+ * The formats a string may be required to have:
+ * - `email`: `local@domain`, the local part dot-separated atoms of RFC 5322 `atext`, the domain
+ *   two or more dot-separated labels of letters, digits and inner hyphens (ASCII only);
+ * - `uri`: an absolute URI of RFC 3986 §3 (`scheme ":" hier-part ["?" query] ["#" fragment]`),
+ *   ASCII, with well-formed percent escapes;
+ * - `uuid`: RFC 9562 §4, 8-4-4-4-12 hexadecimal digits (either case), no `urn:uuid:` prefix;
+ * - `date`: RFC 3339 §5.6 `full-date` (`2024-02-29`), the day valid for its month and year;
+ * - `date-time`: RFC 3339 §5.6 `date-time`: `full-date "T" full-time`, the `T` and `Z` in
+ *   either case, seconds required, an offset required (`Z` or `±hh:mm`), second 60 only at
+ *   23:59 UTC (a leap second).
+ */
+export type StringFormat = "email" | "uri" | "uuid" | "date" | "date-time";
+
+/** Constraints of {@linkcode SchemaBuilder.string}. */
+export interface StringConstraints {
+  /** The fewest code points (not UTF-16 units: `"😀"` is one). */
+  readonly minLength?: number;
+  /** The most code points (not UTF-16 units: `"😀"` is one). */
+  readonly maxLength?: number;
+  /**
+   * A regular expression the string must match (it is not anchored unless written with `^…$`).
+   * Tested only on strings that pass `minLength`/`maxLength`; the pattern's cost is the
+   * application's responsibility (see docs/json.md).
+   */
+  readonly pattern?: RegExp;
+  /** A format the string must have. */
+  readonly format?: StringFormat;
+}
+
+/** Constraints of {@linkcode SchemaBuilder.number} and {@linkcode SchemaBuilder.integer}. */
+export interface NumberConstraints {
+  /** The least value allowed. */
+  readonly minimum?: number;
+  /** The greatest value allowed. */
+  readonly maximum?: number;
+  /** Values must be greater than this. */
+  readonly exclusiveMinimum?: number;
+  /** Values must be less than this. */
+  readonly exclusiveMaximum?: number;
+  /** Values must be a multiple of this (> 0): `value / multipleOf` is an integer. */
+  readonly multipleOf?: number;
+}
+
+/** Constraints of {@linkcode SchemaBuilder.array}. */
+export interface ArrayConstraints {
+  /** The fewest items. */
+  readonly minItems?: number;
+  /** The most items. */
+  readonly maxItems?: number;
+  /** No two items equal as JSON values (members compared regardless of order). */
+  readonly uniqueItems?: boolean;
+}
+
+/** Constraints of {@linkcode SchemaBuilder.record}. */
+export interface RecordConstraints {
+  /** The most members. */
+  readonly maxProperties?: number;
+}
+
 /** A JSON string. */
-export interface StringSchema extends Schema<string> {
+export interface StringSchema extends Schema<string>, StringConstraints {
   /** The node's tag. */
   readonly kind: "string";
 }
 
 /** A finite JSON number. */
-export interface NumberSchema extends Schema<number> {
+export interface NumberSchema extends Schema<number>, NumberConstraints {
   /** The node's tag. */
   readonly kind: "number";
 }
 
 /** A JSON number that is a safe integer (|n| ≤ 2^53 − 1); `1.0` and `1e2` qualify. */
-export interface IntegerSchema extends Schema<number> {
+export interface IntegerSchema extends Schema<number>, NumberConstraints {
   /** The node's tag. */
   readonly kind: "integer";
 }
@@ -99,7 +161,7 @@ export interface EnumSchema<V extends string | number> extends Schema<V> {
 }
 
 /** An array whose items all match `item`. */
-export interface ArraySchema<I extends Schema> extends Schema<Infer<I>[]> {
+export interface ArraySchema<I extends Schema> extends Schema<Infer<I>[]>, ArrayConstraints {
   /** The node's tag. */
   readonly kind: "array";
   /** The schema of every item. */
@@ -130,11 +192,13 @@ export type UnknownKeys = "ignore" | "reject";
 export interface ObjectOptions {
   /**
    * `"ignore"` leaves unknown members in the decoded value, untyped and unchecked; `"reject"`
-   * makes the first one a `type_mismatch` (expected `"never"`).
+   * makes each one an `unexpected_field` issue.
    *
    * @default {"ignore"}
    */
   unknownKeys?: UnknownKeys;
+  /** The most members, unknown ones included (`json.encode` counts the members it writes). */
+  maxProperties?: number;
 }
 
 /** An object with the members of `shape`. */
@@ -145,6 +209,8 @@ export interface ObjectSchema<S extends Shape> extends Schema<ObjectOutput<S>> {
   readonly shape: S;
   /** What happens to members `shape` does not name. */
   readonly unknownKeys: UnknownKeys;
+  /** The most members. */
+  readonly maxProperties?: number;
 }
 
 /** A member that may be absent (and, in a value, `undefined`). */
@@ -180,7 +246,8 @@ export interface UnionSchema<K extends string, V extends readonly VariantSchema<
 }
 
 /** An object used as a map from string keys to values of one schema. */
-export interface RecordSchema<I extends Schema> extends Schema<Record<string, Infer<I>>> {
+export interface RecordSchema<I extends Schema>
+  extends Schema<Record<string, Infer<I>>>, RecordConstraints {
   /** The node's tag. */
   readonly kind: "record";
   /** The schema of every value. */
@@ -212,12 +279,12 @@ export type SchemaNode =
 
 /** The type of {@linkcode schema}: one constructor per kind of schema. */
 export interface SchemaBuilder {
-  /** A JSON string. */
-  string(): StringSchema;
-  /** A finite JSON number. */
-  number(): NumberSchema;
-  /** A safe integer (|n| ≤ 2^53 − 1). */
-  integer(): IntegerSchema;
+  /** A JSON string, with optional constraints (lengths in code points, pattern, format). */
+  string(constraints?: StringConstraints): StringSchema;
+  /** A finite JSON number, with optional bounds. */
+  number(constraints?: NumberConstraints): NumberSchema;
+  /** A safe integer (|n| ≤ 2^53 − 1), with optional bounds. */
+  integer(constraints?: NumberConstraints): IntegerSchema;
   /** `true` or `false`. */
   boolean(): BooleanSchema;
   /** `null`. */
@@ -228,8 +295,8 @@ export interface SchemaBuilder {
   enum<const V extends readonly [string | number, ...(string | number)[]]>(
     values: V,
   ): EnumSchema<V[number]>;
-  /** An array of `item`. */
-  array<I extends Schema>(item: I): ArraySchema<I>;
+  /** An array of `item`, with optional item counts and uniqueness. */
+  array<I extends Schema>(item: I, constraints?: ArrayConstraints): ArraySchema<I>;
   /** An object with the members of `shape`; unknown members are ignored by default. */
   object<S extends Shape>(shape: S, options?: ObjectOptions): ObjectSchema<S>;
   /** A member that may be absent. */
@@ -241,8 +308,8 @@ export interface SchemaBuilder {
     discriminator: K,
     variants: V,
   ): UnionSchema<K, V>;
-  /** An object mapping any string key to a value of `value`. */
-  record<I extends Schema>(value: I): RecordSchema<I>;
+  /** An object mapping any string key to a value of `value`, with an optional member count. */
+  record<I extends Schema>(value: I, constraints?: RecordConstraints): RecordSchema<I>;
   /** Any JSON value. */
   any(): AnySchema;
   /**
@@ -267,7 +334,10 @@ function node<T extends SchemaNode>(fields: Record<string, any> & { kind: T["kin
     enumerable: false,
   });
   Object.defineProperty(schema, "~decode", {
-    value: (data: Uint8Array | string) => decode(data, schema as unknown as SchemaNode),
+    value: (data: Uint8Array | string, contentType?: string | null) => {
+      expectJson(contentType);
+      return decode(data, schema as unknown as SchemaNode);
+    },
     enumerable: false,
   });
   // The encoder travels with the schema too (what `ctx.json(value, { schema })` calls), so the
@@ -329,9 +399,18 @@ const ANY: AnySchema = /* @__PURE__ */ node({ kind: "any" });
  * ```
  */
 export const schema: SchemaBuilder = {
-  string: () => STRING,
-  number: () => NUMBER,
-  integer: () => INTEGER,
+  string: (constraints) =>
+    constraints === undefined
+      ? STRING
+      : node({ kind: "string", ...stringConstraints(constraints) }),
+  number: (constraints) =>
+    constraints === undefined
+      ? NUMBER
+      : node({ kind: "number", ...numberConstraints(constraints) }),
+  integer: (constraints) =>
+    constraints === undefined
+      ? INTEGER
+      : node({ kind: "integer", ...numberConstraints(constraints) }),
   boolean: () => BOOLEAN,
   null: () => NULL,
   any: () => ANY,
@@ -358,9 +437,20 @@ export const schema: SchemaBuilder = {
     }
     return node({ kind: "enum", values: Object.freeze([...values]) });
   },
-  array(item) {
+  array(item, constraints = {}) {
     expectSchema(item, "an array schema");
-    return node({ kind: "array", item });
+    const { minItems, maxItems, uniqueItems } = constraints;
+    const where = "an array schema";
+    range(
+      where,
+      "minItems",
+      count(where, "minItems", minItems),
+      count(where, "maxItems", maxItems),
+    );
+    if (uniqueItems !== undefined && typeof uniqueItems !== "boolean") {
+      throw new TypeError(`Cannot build ${where}: uniqueItems is a boolean`);
+    }
+    return node({ kind: "array", item, ...defined({ minItems, maxItems, uniqueItems }) });
   },
   object(shape, options = {}) {
     for (const key of Object.keys(shape)) expectSchema(shape[key], `member "${key}"`);
@@ -368,7 +458,13 @@ export const schema: SchemaBuilder = {
     if (unknownKeys !== "ignore" && unknownKeys !== "reject") {
       throw new TypeError(`Cannot build an object schema: unknownKeys is "ignore" or "reject"`);
     }
-    return node({ kind: "object", shape: Object.freeze({ ...shape }), unknownKeys });
+    const maxProperties = count("an object schema", "maxProperties", options.maxProperties);
+    return node({
+      kind: "object",
+      shape: Object.freeze({ ...shape }),
+      unknownKeys,
+      ...defined({ maxProperties }),
+    });
   },
   optional(inner) {
     expectSchema(inner, "an optional schema");
@@ -398,9 +494,10 @@ export const schema: SchemaBuilder = {
     }
     return node({ kind: "union", discriminator, variants: Object.freeze([...variants]) });
   },
-  record(value) {
+  record(value, constraints = {}) {
     expectSchema(value, "a record schema");
-    return node({ kind: "record", value });
+    const maxProperties = count("a record schema", "maxProperties", constraints.maxProperties);
+    return node({ kind: "record", value, ...defined({ maxProperties }) });
   },
   standard<S extends StandardSchemaV1>(validator: S): DecodableValidator<S> {
     const props = (validator as { "~standard"?: { validate?: unknown } } | null)?.["~standard"];
@@ -409,7 +506,10 @@ export const schema: SchemaBuilder = {
     }
     return Object.freeze({
       "~standard": validator["~standard"],
-      "~decode": (data: Uint8Array | string) => decode(data, validator),
+      "~decode": (data: Uint8Array | string, contentType?: string | null) => {
+        expectJson(contentType);
+        return decode(data, validator);
+      },
     }) as unknown as DecodableValidator<S>;
   },
 };

@@ -1,12 +1,21 @@
 // Property test of json.encode (fast-check, 10,000 runs): generated schemas and values that
-// mostly conform, against a reference projection written here. The text must be exactly
-// JSON.stringify of the reference (members in shape order, unknown ones dropped), from a
-// fresh schema (the generic path) and from a hot one (its own copies, lib/json/_shapes.ts).
+// mostly conform, against a reference projection written here and the reference projection of
+// lib/json/_check.ts. The text must be exactly JSON.stringify of the reference (members in
+// shape order, unknown ones dropped), from a fresh schema and from a hot one.
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { json } from "../../lib/json/mod.ts";
-import { freeCopies } from "../../lib/json/_shapes.ts";
-import { build, type Desc, descArb, heat, isObj, valueArb } from "./_schema_arbitraries.ts";
+import { FAIL as LIB_FAIL, project as libProject } from "../../lib/json/_check.ts";
+import {
+  brokenRule,
+  build,
+  type Desc,
+  descArb,
+  heat,
+  isObj,
+  same,
+  valueArb,
+} from "./_schema_arbitraries.ts";
 
 const RUNS = { numRuns: 10_000 };
 
@@ -29,11 +38,13 @@ function project(d: Desc, v: unknown): unknown {
   };
   switch (d.t) {
     case "string":
-      return typeof v === "string" ? v : FAIL;
+      return typeof v === "string" && brokenRule(d.c, v) === undefined ? v : FAIL;
     case "number":
-      return typeof v === "number" && Number.isFinite(v) ? v : FAIL;
+      return typeof v === "number" && Number.isFinite(v) && brokenRule(d.c, v) === undefined
+        ? v
+        : FAIL;
     case "integer":
-      return Number.isSafeInteger(v) ? v : FAIL;
+      return Number.isSafeInteger(v) && brokenRule(d.c, v as number) === undefined ? v : FAIL;
     case "boolean":
       return typeof v === "boolean" ? v : FAIL;
     case "null":
@@ -48,11 +59,17 @@ function project(d: Desc, v: unknown): unknown {
       return v === null ? v : project(d.of, v);
     case "array": {
       if (!Array.isArray(v)) return FAIL;
+      if (v.length < (d.c?.minItems ?? 0) || v.length > (d.c?.maxItems ?? Infinity)) return FAIL;
       const out = v.map((x) => project(d.of, x));
-      return out.includes(FAIL) ? FAIL : out;
+      if (out.includes(FAIL)) return FAIL;
+      // the items as written must be unique
+      return d.c?.uniqueItems && out.some((x, i) => out.slice(0, i).some((y) => same(x, y)))
+        ? FAIL
+        : out;
     }
     case "record": {
       if (!isObj(v)) return FAIL;
+      if (Object.keys(v).length > (d.c?.maxProperties ?? Infinity)) return FAIL;
       const out: Record<string, unknown> = {};
       for (const k of Object.keys(v)) {
         const y = project(d.of, v[k]);
@@ -61,8 +78,12 @@ function project(d: Desc, v: unknown): unknown {
       }
       return out;
     }
-    case "object":
-      return isObj(v) ? fields(v, d.fields) : FAIL; // unknown members are dropped, never rejected
+    case "object": {
+      if (!isObj(v)) return FAIL;
+      const out = fields(v, d.fields); // unknown members are dropped, never rejected
+      const max = d.c?.maxProperties ?? Infinity;
+      return out !== FAIL && Object.keys(out).length > max ? FAIL : out;
+    }
     case "union": {
       if (!isObj(v) || !Object.hasOwn(v, "t")) return FAIL;
       const variant = d.variants.find(([tag]) => tag === v.t);
@@ -81,11 +102,11 @@ Deno.test("json.encode() writes exactly the schema's projection, or throws a Typ
       const schema = build(d);
       const expected = project(d, value);
       const encode = () => json.encode(value as never, schema);
+      const walked = libProject(schema, value);
+      assert.equal(walked === LIB_FAIL, expected === FAIL, "lib reference projection");
+      if (walked !== LIB_FAIL) assert.equal(JSON.stringify(walked), JSON.stringify(expected));
       for (const hot of [false, true]) {
-        if (hot) {
-          freeCopies();
-          heat(() => json.decode("null", schema));
-        }
+        if (hot) heat(() => expected === FAIL || encode());
         if (expected === FAIL) {
           assert.throws(encode, TypeError);
         } else {

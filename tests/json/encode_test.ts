@@ -112,13 +112,17 @@ Deno.test("json.encode() and json.decode() round-trip a schema's values", () => 
   assert.deepEqual(decoded, { ok: true, value });
 });
 
-Deno.test("weft/json uses neither eval nor new Function", async () => {
+Deno.test("weft/json compiles code in codegen.ts only, and evaluates nothing else", async () => {
   for await (const entry of Deno.readDir(new URL("../../lib/json/", import.meta.url))) {
     const source = await Deno.readTextFile(
       new URL(`../../lib/json/${entry.name}`, import.meta.url),
     );
     const code = source.replace(/\/\/.*$|\/\*[\s\S]*?\*\//gm, "");
-    assert.doesNotMatch(code, /\beval\s*\(|new\s+Function\b|\bFunction\s*\(/, entry.name);
+    assert.doesNotMatch(code, /\beval\s*\(/, entry.name);
+    const compiles = code.match(/new\s+Function\b|\bFunction\s*\(/g)?.length ?? 0;
+    // codegen.ts compiles generated code; _compile.ts probes whether it may
+    const expected = entry.name === "codegen.ts" || entry.name === "_compile.ts" ? 1 : 0;
+    assert.equal(compiles, expected, entry.name);
   }
 });
 

@@ -71,7 +71,17 @@ Deno.test("json.decode() and json.encode() carry the schema's type", () => {
     // @ts-expect-error no such member in the type
     result.value.password;
   } else {
-    expectType<Equal<typeof result.error.kind, "syntax_error" | "type_mismatch" | "missing_field">>(
+    expectType<
+      Equal<
+        typeof result.error.kind,
+        | "syntax_error"
+        | "type_mismatch"
+        | "missing_field"
+        | "constraint"
+        | "unexpected_field"
+        | "invalid"
+      >
+    >(
       true,
     );
   }

@@ -5,9 +5,17 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { fingerprint, json, precompiled, schema as s } from "../../lib/json/mod.ts";
-import { compiled } from "../../lib/json/_check.ts";
+import { rootOf } from "../../lib/json/_compile.ts";
 import { main } from "../../lib/json/cli.ts";
-import { build, type Desc, descArb, heat, reference, valueArb } from "./_schema_arbitraries.ts";
+import {
+  build,
+  type Desc,
+  descArb,
+  heat,
+  PATTERNS,
+  reference,
+  valueArb,
+} from "./_schema_arbitraries.ts";
 
 const RUNS = { numRuns: 10_000 };
 const RUNTIME = new URL("../../lib/json/mod.ts", import.meta.url).href;
@@ -21,17 +29,31 @@ function code(d: Desc): string {
         `${JSON.stringify(k)}: ${optional ? `s.optional(${code(f)})` : code(f)}`
       ).join(", ")
     } }`;
+  const c = "c" in d && d.c !== undefined
+    ? `, { ${
+      Object.entries(d.c).map(([k, v]) =>
+        `${k}: ${k === "pattern" ? String(PATTERNS[v as number]) : JSON.stringify(v)}`
+      ).join(", ")
+    } }`
+    : "";
   switch (d.t) {
     case "literal":
       return `s.literal(${JSON.stringify(d.v)})`;
     case "enum":
       return `s.enum(${JSON.stringify(d.v)})`;
-    case "array":
+    case "string":
+    case "number":
+    case "integer":
+      return `s.${d.t}(${c.slice(2)})`;
     case "nullable":
-    case "record":
       return `s.${d.t}(${code(d.of)})`;
+    case "array":
+    case "record":
+      return `s.${d.t}(${code(d.of)}${c})`;
     case "object":
-      return `s.object(${shape(d.fields)}, { unknownKeys: "${d.reject ? "reject" : "ignore"}" })`;
+      return `s.object(${shape(d.fields)}, { unknownKeys: "${d.reject ? "reject" : "ignore"}"${
+        d.c?.maxProperties === undefined ? "" : `, maxProperties: ${d.c.maxProperties}`
+      } })`;
     case "union":
       return `s.union("t", [${
         d.variants.map(([tag, fields]) =>
@@ -160,7 +182,7 @@ async function generated(): Promise<{ ahead: Schemas; built: Schemas; dir: strin
 }
 
 const { ahead, built, dir } = await generated();
-const check = (schema: object, value: unknown) => compiled(schema)!.check(value, 1);
+const check = (schema: object, value: unknown) => rootOf(schema as never).check(value, 1);
 
 Deno.test("generated checks answer as the reference checker and as the checks built at run time", () => {
   assert.ok(!("notASchema" in ahead), "only schemas are exported");
@@ -206,7 +228,7 @@ Deno.test("generated checks hold at the depth limit and on members named like Ob
 Deno.test("a hot schema keeps its generated check", () => {
   const Point = s.object({ x: s.number(), y: s.number() });
   let calls = 0;
-  precompiled(Point, fingerprint(Point), (v: unknown) => {
+  precompiled(Point, fingerprint(Point), (v: unknown, _depth: number) => {
     calls++;
     const p = v as { x: unknown; y: unknown };
     return typeof v === "object" && v !== null && typeof p.x === "number" &&
@@ -242,6 +264,15 @@ Deno.test("a check generated for another schema is not used, with one warning", 
     fingerprint(s.object({ a: s.string() }, { unknownKeys: "reject" })),
   );
   assert.equal(fingerprint(s.array(s.string())), fingerprint(s.array(s.string())));
+  assert.notEqual(fingerprint(s.string()), fingerprint(s.string({ maxLength: 2 })));
+  assert.notEqual(
+    fingerprint(s.string({ pattern: /a/ })),
+    fingerprint(s.string({ pattern: /a/i })),
+  );
+  assert.notEqual(
+    fingerprint(s.array(s.string())),
+    fingerprint(s.array(s.string(), { uniqueItems: true })),
+  );
   assert.throws(() => precompiled({} as never, "", () => true), TypeError);
 });
 

@@ -63,19 +63,22 @@ for (const [library, User] of [["zod 4", zUser], ["valibot", vUser]] as const) {
   });
 }
 
-Deno.test("json.decode() maps zod's unrecognized keys to type_mismatch at the key", () => {
+Deno.test("json.decode() maps zod's unrecognized keys to unexpected_field at each key", () => {
   const Strict = z.strictObject({ a: z.number() });
-  const e = failure(json.decode('{"a":1,"b":2}', Strict));
-  assert.equal(e.kind === "type_mismatch" && e.path, "$.b");
-  assert.equal(e.kind === "type_mismatch" && e.expected, "never");
+  const result = json.decode('{"a":1,"b":2,"c":3}', Strict, { issues: "all" });
+  assert.ok(!result.ok);
+  assert.deepEqual(result.issues?.map((e) => [e.kind, "path" in e && e.path]), [
+    ["unexpected_field", "$.b"],
+    ["unexpected_field", "$.c"],
+  ]);
 });
 
-Deno.test("json.decode() turns asynchronous or throwing validators into type_mismatch", () => {
+Deno.test("json.decode() turns asynchronous or throwing validators into invalid", () => {
   const asynchronous: StandardSchemaV1<number> = {
     "~standard": { version: 1, vendor: "test", validate: () => Promise.resolve({ value: 1 }) },
   };
   const e = failure(json.decode("1", asynchronous));
-  assert.equal(e.kind, "type_mismatch");
+  assert.equal(e.kind, "invalid");
   assert.match(e.message, /asynchronous/);
   const throwing: StandardSchemaV1<number> = {
     "~standard": {
@@ -88,10 +91,76 @@ Deno.test("json.decode() turns asynchronous or throwing validators into type_mis
   };
   assert.match(failure(json.decode("1", throwing)).message, /boom/);
   const zAsync = z.string().refine(() => Promise.resolve(true));
-  assert.equal(failure(json.decode('"x"', zAsync)).kind, "type_mismatch");
+  assert.equal(failure(json.decode('"x"', zAsync)).kind, "invalid");
 });
 
 Deno.test("json.decode() uses a foreign validator's transformed output", () => {
   const Trimmed = z.string().transform((text) => text.trim());
   assert.deepEqual(json.decode('"  x "', Trimmed), { ok: true, value: "x" });
 });
+
+const zPost = z.object({
+  title: z.string().min(1).max(5),
+  id: z.int().positive(),
+  email: z.email(),
+  tags: z.array(z.string()).max(1),
+  code: z.string().regex(/^[a-z]+$/),
+  step: z.number().multipleOf(5),
+  kind: z.literal("post"),
+  note: z.string().refine((text) => text !== "no", "not no"),
+});
+const vPost = v.object({
+  title: v.pipe(v.string(), v.minLength(1), v.maxLength(5)),
+  id: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  email: v.pipe(v.string(), v.email()),
+  tags: v.pipe(v.array(v.string()), v.maxLength(1)),
+  code: v.pipe(v.string(), v.regex(/^[a-z]+$/)),
+  step: v.pipe(v.number(), v.multipleOf(5)),
+  kind: v.literal("post"),
+  note: v.pipe(v.string(), v.check((text) => text !== "no", "not no")),
+});
+const BAD_POST = JSON.stringify({
+  title: "too long",
+  id: 0,
+  email: "nope",
+  tags: ["a", "b"],
+  code: "A1",
+  step: 7,
+  kind: "page",
+  note: "no",
+});
+
+for (const [library, Post] of [["zod 4", zPost], ["valibot", vPost]] as const) {
+  Deno.test(`json.decode() passes every ${library} issue through with its path and message`, () => {
+    const result = json.decode(BAD_POST, Post, { issues: "all" });
+    assert.ok(!result.ok && result.issues !== undefined);
+    assert.deepEqual(result.error, result.issues[0]);
+    const seen = result.issues.map((e) => [
+      "path" in e && e.path,
+      e.kind,
+      e.kind === "constraint" ? e.constraint : e.kind === "type_mismatch" ? e.expected : "",
+    ]);
+    assert.deepEqual(seen, [
+      ["$.title", "constraint", "maxLength"],
+      ["$.id", "constraint", library === "zod 4" ? "exclusiveMinimum" : "minimum"],
+      ["$.email", "constraint", "format"],
+      ["$.tags", "constraint", library === "zod 4" ? "maxItems" : "maxLength"],
+      ["$.code", "constraint", "pattern"],
+      ["$.step", "constraint", "multipleOf"],
+      ["$.kind", "type_mismatch", '"post"'],
+      [
+        "$.note",
+        library === "zod 4" ? "invalid" : "constraint",
+        library === "zod 4" ? "" : "check",
+      ],
+    ]);
+    for (const e of result.issues) {
+      assert.ok(e.kind !== "type_mismatch" || e.expected !== "valid value", e.message);
+      assert.ok(e.message.includes("$."), e.message);
+    }
+    // by default, only the first
+    const first = json.decode(BAD_POST, Post);
+    assert.ok(!first.ok && first.issues === undefined);
+    assert.deepEqual(first.error, result.issues[0]);
+  });
+}

@@ -1,0 +1,131 @@
+/**
+ * `toJsonSchema`: a Weft schema as JSON Schema draft 2020-12, for OpenAPI documents, clients
+ * in other languages, and other validators.
+ *
+ * @module
+ */
+import { isWeftSchema, type JsonValue, type Schema, type SchemaNode } from "./schema.ts";
+import { put } from "./_check.ts";
+
+/** A JSON Schema document (draft 2020-12), as plain JSON data. */
+export type JsonSchemaDocument = { [keyword: string]: JsonValue };
+
+const DIALECT = "https://json-schema.org/draft/2020-12/schema";
+const SAFE = Number.MAX_SAFE_INTEGER;
+
+/**
+ * Writes a Weft schema as JSON Schema draft 2020-12: every kind and constraint. Formats are
+ * written as `format` (validators must assert formats to check them: with Ajv, add
+ * ajv-formats), discriminated unions as `oneOf` whose variants carry their tag as `const`,
+ * nullable schemas as `anyOf` with `{ "type": "null" }`, integers with the safe-integer bounds
+ * Weft applies. What JSON Schema cannot say is listed in docs/json.md (the 512-level depth
+ * limit; patterns are written without flags, so a pattern with flags other than `u` or `v`
+ * throws).
+ *
+ * @param schema A Weft schema.
+ * @returns The JSON Schema, with `$schema` at the root.
+ * @throws {TypeError} When `schema` is not a Weft schema, or a pattern has flags JSON Schema
+ * cannot express.
+ *
+ * @example
+ * ```ts
+ * import { schema as s, toJsonSchema } from "./mod.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const Post = s.object({
+ *   title: s.string({ minLength: 1, maxLength: 200 }),
+ *   tags: s.optional(s.array(s.string(), { uniqueItems: true })),
+ * }, { unknownKeys: "reject" });
+ * assert.deepEqual(toJsonSchema(Post), {
+ *   $schema: "https://json-schema.org/draft/2020-12/schema",
+ *   type: "object",
+ *   properties: {
+ *     title: { type: "string", minLength: 1, maxLength: 200 },
+ *     tags: { type: "array", items: { type: "string" }, uniqueItems: true },
+ *   },
+ *   required: ["title"],
+ *   additionalProperties: false,
+ * });
+ * ```
+ */
+export function toJsonSchema(schema: Schema): JsonSchemaDocument {
+  if (!isWeftSchema(schema)) throw new TypeError("Cannot write a JSON Schema: not a Weft schema");
+  return { $schema: DIALECT, ...write(schema) };
+}
+
+function write(s: SchemaNode): JsonSchemaDocument {
+  const of = (inner: unknown) => write(inner as SchemaNode);
+  switch (s.kind) {
+    case "string": {
+      const out: JsonSchemaDocument = { type: "string" };
+      if (s.minLength !== undefined) out.minLength = s.minLength;
+      if (s.maxLength !== undefined) out.maxLength = s.maxLength;
+      if (s.pattern !== undefined) {
+        if (/[^uv]/.test(s.pattern.flags)) {
+          throw new TypeError(
+            `Cannot write a JSON Schema: the pattern ${s.pattern} has flags JSON Schema cannot express`,
+          );
+        }
+        out.pattern = s.pattern.source;
+      }
+      if (s.format !== undefined) out.format = s.format;
+      return out;
+    }
+    case "number":
+    case "integer": {
+      const out: JsonSchemaDocument = { type: s.kind };
+      let { minimum, maximum } = s;
+      if (s.kind === "integer") {
+        minimum = Math.max(minimum ?? -SAFE, -SAFE);
+        maximum = Math.min(maximum ?? SAFE, SAFE);
+      }
+      if (minimum !== undefined) out.minimum = minimum;
+      if (maximum !== undefined) out.maximum = maximum;
+      if (s.exclusiveMinimum !== undefined) out.exclusiveMinimum = s.exclusiveMinimum;
+      if (s.exclusiveMaximum !== undefined) out.exclusiveMaximum = s.exclusiveMaximum;
+      if (s.multipleOf !== undefined) out.multipleOf = s.multipleOf;
+      return out;
+    }
+    case "boolean":
+    case "null":
+      return { type: s.kind };
+    case "any":
+      return {};
+    case "literal":
+      return { const: s.value };
+    case "enum":
+      return { enum: [...s.values] };
+    case "optional":
+      return of(s.inner); // absence is the parent's `required`
+    case "nullable":
+      return { anyOf: [of(s.inner), { type: "null" }] };
+    case "array": {
+      const out: JsonSchemaDocument = { type: "array", items: of(s.item) };
+      if (s.minItems !== undefined) out.minItems = s.minItems;
+      if (s.maxItems !== undefined) out.maxItems = s.maxItems;
+      if (s.uniqueItems) out.uniqueItems = true;
+      return out;
+    }
+    case "record": {
+      const out: JsonSchemaDocument = { type: "object", additionalProperties: of(s.value) };
+      if (s.maxProperties !== undefined) out.maxProperties = s.maxProperties;
+      return out;
+    }
+    case "object": {
+      const properties: JsonSchemaDocument = {};
+      const required: string[] = [];
+      for (const key of Object.keys(s.shape)) {
+        const member = s.shape[key] as SchemaNode;
+        put(properties, key, of(member));
+        if (member.kind !== "optional") required.push(key);
+      }
+      const out: JsonSchemaDocument = { type: "object", properties, required };
+      if (s.unknownKeys === "reject") out.additionalProperties = false;
+      if (s.maxProperties !== undefined) out.maxProperties = s.maxProperties;
+      return out;
+    }
+    case "union":
+      // each variant's tag is a literal, so a `const`: at most one variant can match
+      return { oneOf: s.variants.map(of) };
+  }
+}

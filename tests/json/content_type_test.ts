@@ -1,0 +1,71 @@
+// ctx.decode() and the request's Content-Type: JSON media types and a missing one are decoded,
+// anything else is answered 415 with a problem naming the accepted type.
+import assert from "node:assert/strict";
+import { chain, post, router } from "../../mod.ts";
+import { jsonErrorResponse, schema as s } from "../../lib/json/mod.ts";
+import { z } from "zod";
+
+const Note = s.object({ title: s.string({ maxLength: 5 }) });
+
+const app = chain(
+  [],
+  router([
+    post("/notes", async (ctx) => {
+      const result = await ctx.decode(Note);
+      return result.ok ? ctx.json(result.value, 201) : jsonErrorResponse(result.error);
+    }),
+    post("/zod", async (ctx) => {
+      const result = await ctx.decode(s.standard(z.object({ n: z.number() })));
+      return result.ok ? ctx.json(result.value, 201) : jsonErrorResponse(result.error);
+    }),
+  ]),
+);
+
+function send(path: string, body: BodyInit, type?: string): Promise<Response> {
+  const request = new Request(`http://localhost${path}`, { method: "POST", body });
+  if (type === undefined) request.headers.delete("content-type");
+  else request.headers.set("content-type", type);
+  return app.fetch(request);
+}
+
+Deno.test("ctx.decode() decodes application/json, +json types and bodies without a Content-Type", async () => {
+  for (
+    const type of [
+      "application/json",
+      "application/json; charset=utf-8",
+      "Application/JSON",
+      "application/merge-patch+json",
+      "application/vnd.api+json ; x=1",
+      undefined,
+    ]
+  ) {
+    const res = await send("/notes", '{"title":"hi"}', type);
+    assert.equal(res.status, 201, String(type));
+    assert.deepEqual(await res.json(), { title: "hi" });
+  }
+  const bad = await send("/notes", '{"title":"too long"}', "application/json");
+  assert.equal(bad.status, 400);
+  assert.equal((await bad.json()).constraint, "maxLength");
+});
+
+Deno.test("ctx.decode() answers 415 with the accepted type to a body that is not JSON", async () => {
+  for (
+    const [path, type] of [
+      ["/notes", "text/plain;charset=UTF-8"],
+      ["/notes", "application/x-www-form-urlencoded"],
+      ["/notes", "multipart/form-data; boundary=x"],
+      ["/notes", "application/jsonp"],
+      ["/notes", ""],
+      ["/zod", "text/plain"],
+    ]
+  ) {
+    const res = await send(path, '{"title":"hi"}', type);
+    assert.equal(res.status, 415, type);
+    assert.equal(res.headers.get("content-type"), "application/problem+json");
+    assert.equal(res.headers.get("accept-post"), "application/json");
+    const body = await res.json();
+    assert.equal(body.status, 415);
+    assert.equal(body.accept, "application/json");
+    assert.match(body.detail, /Content-Type application\/json/);
+  }
+});

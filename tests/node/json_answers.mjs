@@ -1,0 +1,56 @@
+// Prints, as one line of JSON, weft/json's answers (from the npm package) to JSONTestSuite's y_
+// and n_ files, to constraint cases and to hostile member names, with whether code generation
+// was allowed. json.test.ts runs it twice, with and without
+// --disallow-code-generation-from-strings, and compares.
+import { readdirSync, readFileSync } from "node:fs";
+import { json, schema as s } from "weft/json";
+
+let generation = true;
+try {
+  new Function("return 1");
+} catch {
+  generation = false;
+}
+
+const corpus = new URL(
+  "../fixtures/JSONTestSuite/test_parsing/",
+  import.meta.url,
+);
+const suite = {};
+for (
+  const name of readdirSync(corpus).filter((n) => /^[yn]_.*\.json$/.test(n))
+    .sort()
+) {
+  const result = json.decode(
+    new Uint8Array(readFileSync(new URL(encodeURIComponent(name), corpus))),
+    s.any(),
+  );
+  suite[name] = result.ok ? "ok" : `${result.error.kind}@${result.error.offset}`;
+}
+
+const Post = s.object({
+  title: s.string({ minLength: 1, maxLength: 5 }),
+  id: s.integer({ exclusiveMinimum: 0 }),
+  email: s.string({ format: "email" }),
+  when: s.string({ format: "date-time" }),
+  tags: s.array(s.string({ pattern: /^[a-z]+$/ }), {
+    maxItems: 2,
+    uniqueItems: true,
+  }),
+}, { unknownKeys: "reject" });
+const posts = [
+  '{"title":"hi","id":1,"email":"a@b.co","when":"2024-06-30T23:59:60Z","tags":["a"]}',
+  '{"title":"😀😀😀😀😀😀","id":0,"email":"a@b","when":"2024-01-01 00:00:00Z","tags":["a","a","B"],"x":1}',
+].map((text) => json.decode(text, Post, { issues: "all" }));
+
+const keys = ['"]);process.exit(1);//', "__proto__", "a\u2028b"];
+const Hostile = s.object(
+  Object.fromEntries(keys.map((k) => [k, s.literal(k)])),
+);
+const value = Object.fromEntries(keys.map((k) => [k, k]));
+const hostile = [
+  json.decode(JSON.stringify(value), Hostile).ok,
+  json.encode(value, Hostile),
+];
+
+console.log(JSON.stringify({ generation, suite, posts, hostile }));
