@@ -79,3 +79,11 @@ export {
   staticFiles,
   type StaticFilesOptions,
 } from "./lib/middleware/static_files.ts";
+export {
+  sse,
+  SseClosed,
+  type SseEvent,
+  type SseOptions,
+  type SseOverflow,
+  type SseStream,
+} from "./lib/realtime/sse.ts";
