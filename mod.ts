@@ -87,3 +87,15 @@ export {
   type SseOverflow,
   type SseStream,
 } from "./lib/realtime/sse.ts";
+export {
+  type AttachOptions,
+  broadcastChannelTransport,
+  createTopics,
+  inProcessTransport,
+  type TopicHandler,
+  type Topics,
+  type TopicsOptions,
+  TopicsUnavailableError,
+  type TopicTransport,
+  type Unsubscribe,
+} from "./lib/realtime/topics.ts";

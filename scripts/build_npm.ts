@@ -235,6 +235,10 @@ async function complete(
   if (dependencies.ws === undefined) {
     throw new Error("deno pack found no dependency on ws");
   }
+  // weft/redis is built on ioredis: the package must bring it.
+  if (declared["./redis"] !== undefined && dependencies.ioredis === undefined) {
+    throw new Error("deno pack found no dependency on ioredis (weft/redis)");
+  }
   const pkg = {
     name: NPM_NAME,
     version: config.version,

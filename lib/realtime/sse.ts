@@ -109,6 +109,7 @@ const OPENING = ":\n";
 
 /** Why a stream ended, as `signal.reason` carries it. */
 export class SseClosed extends Error {
+  /** Always `"SseClosed"`. */
   override name = "SseClosed";
   /**
    * `client`: the client went away; `server`: `close()`, the handler's return or the
@@ -116,6 +117,8 @@ export class SseClosed extends Error {
    */
   readonly kind: "client" | "server" | "overflow";
   /**
+   * Makes the reason a stream's signal aborts with.
+   *
    * @param kind What ended the stream.
    * @param message A sentence saying so.
    */
