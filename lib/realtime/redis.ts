@@ -174,7 +174,8 @@ export async function redisTransport(options: RedisTransportOptions = {}): Promi
       }
     },
     listen(topic) {
-      subscriber.subscribe(prefix + topic).catch(() => {});
+      // Settles on the acknowledgement (after a reconnection, when Redis is down meanwhile).
+      return subscriber.subscribe(prefix + topic).then(() => {}, () => {});
     },
     unlisten(topic) {
       subscriber.unsubscribe(prefix + topic).catch(() => {});

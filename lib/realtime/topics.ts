@@ -43,8 +43,8 @@ export interface TopicTransport {
   deliver: (topic: string, message: string) => void;
   /** Sends a message to every listener of `topic`; rejects when it cannot. */
   publish(topic: string, message: string): Promise<void>;
-  /** Starts receiving `topic`. */
-  listen(topic: string): void;
+  /** Starts receiving `topic`; a promise settles once messages of `topic` arrive. */
+  listen(topic: string): void | Promise<void>;
   /** Stops receiving `topic`. */
   unlisten(topic: string): void;
   /** Releases connections and channels. */
@@ -210,6 +210,15 @@ export interface Topics {
     topics: readonly string[],
     options?: AttachOptions,
   ): Unsubscribe;
+  /**
+   * Settles once the transport receives the messages of `topic`, which has a subscriber here:
+   * at once in process and over a BroadcastChannel, once Redis acknowledged the subscription
+   * over Redis. A message published before that may not reach this process (at most once).
+   *
+   * @param topic The topic's name.
+   * @returns A promise that never rejects.
+   */
+  ready(topic: string): Promise<void>;
   /** How many handlers are subscribed to `topic` here. */
   subscribers(topic: string): number;
   /** Ends every subscription and closes the transport; later publishes reject. */
@@ -248,6 +257,8 @@ export function createTopics(options: TopicsOptions = {}): Topics {
   );
   const onError = options.onError ?? ((error: unknown) => console.error(error));
   const handlers = new Map<string, Set<TopicHandler>>();
+  // The transport's listen() of each topic with subscribers, for ready().
+  const listening = new Map<string, Promise<void>>();
   let closed = false;
 
   function checkTopic(action: string, topic: string): void {
@@ -290,7 +301,7 @@ export function createTopics(options: TopicsOptions = {}): Topics {
     let set = handlers.get(topic);
     if (set === undefined) {
       handlers.set(topic, set = new Set());
-      transport.listen(topic);
+      listening.set(topic, Promise.resolve(transport.listen(topic)).catch(() => {}));
     }
     // Each subscription is its own entry, so the same function may subscribe twice.
     const entry: TopicHandler = (message, name) => handler(message, name);
@@ -299,6 +310,7 @@ export function createTopics(options: TopicsOptions = {}): Topics {
       const current = handlers.get(topic);
       if (current === undefined || !current.delete(entry) || current.size > 0) return;
       handlers.delete(topic);
+      listening.delete(topic);
       if (!closed) transport.unlisten(topic);
     };
   }
@@ -349,6 +361,7 @@ export function createTopics(options: TopicsOptions = {}): Topics {
       return stop;
     },
     subscribers: (topic) => handlers.get(topic)?.size ?? 0,
+    ready: (topic) => listening.get(topic) ?? Promise.resolve(),
     async close() {
       if (closed) return;
       closed = true;

@@ -1,0 +1,115 @@
+// Fan-out across processes: two Weft processes (examples/realtime_redis.ts) share one
+// redis-server; WebSocket and event-stream clients are spread over both; 1,000 messages are
+// published through randomly chosen processes; every client must receive every message once,
+// in order per publisher. The CI size is 100 WebSockets and 40 event streams;
+// WEFT_FANOUT_FULL=1 runs the full size of 500 and 200.
+import assert from "node:assert/strict";
+import { type ChildHandle, spawnChild } from "../_child.ts";
+import { eventually, withDeadline } from "../_deadline.ts";
+import { openHttp1, type SsePeer } from "../conformance/_sse_peer.ts";
+import { freePort, startRedis } from "./_redis_server.ts";
+
+const FULL = Deno.env.get("WEFT_FANOUT_FULL") === "1";
+const WEBSOCKETS = FULL ? 500 : 100;
+const STREAMS = FULL ? 200 : 40;
+const MESSAGES = 1_000;
+const BATCH = 50;
+
+function startWeft(redisUrl: string): { child: ChildHandle; port: number } {
+  const port = freePort();
+  const child = spawnChild(Deno.execPath(), {
+    what: `examples/realtime_redis.ts on port ${port}`,
+    args: ["run", "-A", "examples/realtime_redis.ts"],
+    cwd: new URL("../..", import.meta.url).pathname,
+    env: { PORT: String(port), REDIS_URL: redisUrl },
+    stdout: "piped",
+    stderr: "piped",
+    deadlineMs: 300_000,
+  });
+  return { child, port };
+}
+
+/** A WebSocket client that records what it receives after the hello. */
+async function openSocket(port: number): Promise<{ socket: WebSocket; received: string[] }> {
+  const socket = new WebSocket(`ws://127.0.0.1:${port}/ws`);
+  const received: string[] = [];
+  const hello = new Promise<void>((resolve, reject) => {
+    socket.onmessage = (event) => {
+      if (String(event.data).startsWith("hello ")) resolve();
+      else received.push(String(event.data));
+    };
+    socket.onerror = () => reject(new Error(`WebSocket to port ${port} failed`));
+  });
+  await withDeadline(hello, 20_000, `the hello of a WebSocket on port ${port}`);
+  return { socket, received };
+}
+
+Deno.test(`fan-out: ${WEBSOCKETS} WebSockets and ${STREAMS} event streams over two processes sharing Redis get all ${MESSAGES} messages in order`, async () => {
+  const redis = await startRedis();
+  const weft = [startWeft(redis.url), startWeft(redis.url)];
+  const sockets: { socket: WebSocket; received: string[] }[] = [];
+  const streams: SsePeer[] = [];
+  try {
+    for (const { child } of weft) {
+      await child.waitForOutput("stdout", /listening on/, { ms: 60_000, what: "Weft to listen" });
+    }
+    // 1. Clients, alternating between the processes, in groups so the handshakes overlap.
+    for (let i = 0; i < WEBSOCKETS; i += 25) {
+      const group = Array.from(
+        { length: Math.min(25, WEBSOCKETS - i) },
+        (_, j) => openSocket(weft[(i + j) % 2].port),
+      );
+      sockets.push(...await Promise.all(group));
+    }
+    for (let i = 0; i < STREAMS; i++) {
+      const stream = await openHttp1(`http://127.0.0.1:${weft[i % 2].port}/events`);
+      await stream.until("the hello event", () => stream.parser.events.length === 1);
+      streams.push(stream);
+    }
+    // 2. 1,000 messages, each through a random process; each process publishes its share in
+    //    batches, one batch after the other, so its messages have one order.
+    const shares: string[][] = [[], []];
+    for (let i = 0; i < MESSAGES; i++) {
+      const p = Math.random() < 0.5 ? 0 : 1;
+      shares[p].push(`${p}:${shares[p].length}`);
+    }
+    await withDeadline(
+      Promise.all(weft.map(async ({ port }, p) => {
+        for (let i = 0; i < shares[p].length; i += BATCH) {
+          const res = await fetch(`http://127.0.0.1:${port}/publish`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify(shares[p].slice(i, i + BATCH)),
+          });
+          assert.equal(res.status, 200, await res.text());
+        }
+      })),
+      60_000,
+      "the messages to be published",
+    );
+    // 3. Everything arrives, once, in order per publisher.
+    const streamData = (stream: SsePeer) => stream.parser.events.slice(1).map((e) => e.data);
+    await eventually(
+      "every client to receive every message",
+      () =>
+        sockets.every(({ received }) => received.length >= MESSAGES) &&
+        streams.every((stream) => stream.parser.events.length >= MESSAGES + 1),
+      60_000,
+    );
+    const all = [
+      ...sockets.map(({ received }) => received),
+      ...streams.map(streamData),
+    ];
+    for (const received of all) {
+      assert.equal(received.length, MESSAGES, "nothing duplicated");
+      for (const p of [0, 1]) {
+        assert.deepEqual(received.filter((m) => m.startsWith(`${p}:`)), shares[p]);
+      }
+    }
+  } finally {
+    for (const { socket } of sockets) socket.close();
+    for (const stream of streams) stream.close();
+    for (const { child } of weft) await child.stop();
+    await redis.stop();
+  }
+});
