@@ -4,7 +4,8 @@
 import { type ChildHandle, spawnChild } from "../_child.ts";
 
 /** The binary the tests start. */
-export const REDIS_SERVER: string = Deno.env.get("WEFT_REDIS_SERVER") ?? "redis-server";
+export const REDIS_SERVER: string = Deno.env.get("WEFT_REDIS_SERVER") ??
+  "redis-server";
 
 /** A running redis-server. */
 export interface RedisServer {

@@ -14,6 +14,8 @@ const WEBSOCKETS = FULL ? 500 : 100;
 const STREAMS = FULL ? 200 : 40;
 const MESSAGES = 1_000;
 const BATCH = 50;
+// The full size moves 700,000 deliveries through this one test process: give it time.
+const WAIT_MS = FULL ? 600_000 : 60_000;
 
 function startWeft(redisUrl: string): { child: ChildHandle; port: number } {
   const port = freePort();
@@ -24,13 +26,15 @@ function startWeft(redisUrl: string): { child: ChildHandle; port: number } {
     env: { PORT: String(port), REDIS_URL: redisUrl },
     stdout: "piped",
     stderr: "piped",
-    deadlineMs: 300_000,
+    deadlineMs: 2 * WAIT_MS + 60_000,
   });
   return { child, port };
 }
 
 /** A WebSocket client that records what it receives after the hello. */
-async function openSocket(port: number): Promise<{ socket: WebSocket; received: string[] }> {
+async function openSocket(
+  port: number,
+): Promise<{ socket: WebSocket; received: string[] }> {
   const socket = new WebSocket(`ws://127.0.0.1:${port}/ws`);
   const received: string[] = [];
   const hello = new Promise<void>((resolve, reject) => {
@@ -38,7 +42,8 @@ async function openSocket(port: number): Promise<{ socket: WebSocket; received: 
       if (String(event.data).startsWith("hello ")) resolve();
       else received.push(String(event.data));
     };
-    socket.onerror = () => reject(new Error(`WebSocket to port ${port} failed`));
+    socket.onerror = () =>
+      reject(new Error(`WebSocket to port ${port} failed`));
   });
   await withDeadline(hello, 20_000, `the hello of a WebSocket on port ${port}`);
   return { socket, received };
@@ -51,7 +56,10 @@ Deno.test(`fan-out: ${WEBSOCKETS} WebSockets and ${STREAMS} event streams over t
   const streams: SsePeer[] = [];
   try {
     for (const { child } of weft) {
-      await child.waitForOutput("stdout", /listening on/, { ms: 60_000, what: "Weft to listen" });
+      await child.waitForOutput("stdout", /listening on/, {
+        ms: 60_000,
+        what: "Weft to listen",
+      });
     }
     // 1. Clients, alternating between the processes, in groups so the handshakes overlap.
     for (let i = 0; i < WEBSOCKETS; i += 25) {
@@ -62,8 +70,13 @@ Deno.test(`fan-out: ${WEBSOCKETS} WebSockets and ${STREAMS} event streams over t
       sockets.push(...await Promise.all(group));
     }
     for (let i = 0; i < STREAMS; i++) {
-      const stream = await openHttp1(`http://127.0.0.1:${weft[i % 2].port}/events`);
-      await stream.until("the hello event", () => stream.parser.events.length === 1);
+      const stream = await openHttp1(
+        `http://127.0.0.1:${weft[i % 2].port}/events`,
+      );
+      await stream.until(
+        "the hello event",
+        () => stream.parser.events.length === 1,
+      );
       streams.push(stream);
     }
     // 2. 1,000 messages, each through a random process; each process publishes its share in
@@ -84,17 +97,18 @@ Deno.test(`fan-out: ${WEBSOCKETS} WebSockets and ${STREAMS} event streams over t
           assert.equal(res.status, 200, await res.text());
         }
       })),
-      60_000,
+      WAIT_MS,
       "the messages to be published",
     );
     // 3. Everything arrives, once, in order per publisher.
-    const streamData = (stream: SsePeer) => stream.parser.events.slice(1).map((e) => e.data);
+    const streamData = (stream: SsePeer) =>
+      stream.parser.events.slice(1).map((e) => e.data);
     await eventually(
       "every client to receive every message",
       () =>
         sockets.every(({ received }) => received.length >= MESSAGES) &&
         streams.every((stream) => stream.parser.events.length >= MESSAGES + 1),
-      60_000,
+      WAIT_MS,
     );
     const all = [
       ...sockets.map(({ received }) => received),
@@ -103,7 +117,10 @@ Deno.test(`fan-out: ${WEBSOCKETS} WebSockets and ${STREAMS} event streams over t
     for (const received of all) {
       assert.equal(received.length, MESSAGES, "nothing duplicated");
       for (const p of [0, 1]) {
-        assert.deepEqual(received.filter((m) => m.startsWith(`${p}:`)), shares[p]);
+        assert.deepEqual(
+          received.filter((m) => m.startsWith(`${p}:`)),
+          shares[p],
+        );
       }
     }
   } finally {

@@ -43,7 +43,10 @@ Deno.test("broadcastChannelTransport() shares topics between deno serve --parall
         while (workers.size < WORKERS || clients.length < 6) {
           const client = await openHttp1(`${base}/feed`);
           clients.push(client);
-          await client.until("the hello event", () => client.parser.events.length === 1);
+          await client.until(
+            "the hello event",
+            () => client.parser.events.length === 1,
+          );
           workers.add(client.parser.events[0].data);
         }
       })(),
@@ -54,26 +57,45 @@ Deno.test("broadcastChannelTransport() shares topics between deno serve --parall
     const publishers = new Set<string>();
     for (let i = 0; i < MESSAGES; i++) {
       publishers.add(
-        await withDeadline(publish(`${base}/publish`, String(i)), 10_000, "a publish"),
+        await withDeadline(
+          publish(`${base}/publish`, String(i)),
+          10_000,
+          "a publish",
+        ),
       );
     }
     // 3. Every client has every message once, in order per publisher.
     await eventually(
       "every client to receive every message",
-      () => clients.every((client) => client.parser.events.length === MESSAGES + 1),
+      () =>
+        clients.every((client) => client.parser.events.length === MESSAGES + 1),
       20_000,
     );
     for (const client of clients) {
-      const messages = client.parser.events.slice(1).map((event) => event.data.split(" "));
+      const messages = client.parser.events.slice(1).map((event) =>
+        event.data.split(" ")
+      );
       const numbers = messages.map(([, n]) => Number(n));
-      assert.deepEqual([...numbers].sort((x, y) => x - y), [...Array(MESSAGES).keys()]);
+      assert.deepEqual([...numbers].sort((x, y) => x - y), [
+        ...Array(MESSAGES).keys(),
+      ]);
       for (const publisher of publishers) {
-        const own = messages.filter(([worker]) => worker === publisher).map(([, n]) => Number(n));
-        assert.deepEqual(own, [...own].sort((x, y) => x - y), "order per publisher");
+        const own = messages.filter(([worker]) => worker === publisher).map((
+          [, n],
+        ) => Number(n));
+        assert.deepEqual(
+          own,
+          [...own].sort((x, y) => x - y),
+          "order per publisher",
+        );
       }
     }
     assert.equal(workers.size, WORKERS);
-    assert.equal(publishers.size, WORKERS, "messages were published through every worker");
+    assert.equal(
+      publishers.size,
+      WORKERS,
+      "messages were published through every worker",
+    );
   } finally {
     for (const client of clients) client.close();
     await server.stop();
@@ -83,12 +105,16 @@ Deno.test("broadcastChannelTransport() shares topics between deno serve --parall
 // A POST on a connection of its own (fetch would reuse one, and so reach one worker only).
 function publish(url: string, body: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const request = http.request(url, { method: "POST", agent: false }, (response) => {
-      let text = "";
-      response.on("data", (chunk) => text += chunk);
-      response.on("end", () => resolve(text));
-      response.on("error", reject);
-    });
+    const request = http.request(
+      url,
+      { method: "POST", agent: false },
+      (response) => {
+        let text = "";
+        response.on("data", (chunk) => text += chunk);
+        response.on("end", () => resolve(text));
+        response.on("error", reject);
+      },
+    );
     request.on("error", reject);
     request.end(body);
   });

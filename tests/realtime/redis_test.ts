@@ -1,7 +1,14 @@
 // The Redis transport against a real redis-server started by the test: delivery between two
 // hubs, order per publisher, bad input, and Redis stopped and restarted in the middle.
 import assert from "node:assert/strict";
-import { createTopics, get, post, router, serve, TopicsUnavailableError } from "../../mod.ts";
+import {
+  createTopics,
+  get,
+  post,
+  router,
+  serve,
+  TopicsUnavailableError,
+} from "../../mod.ts";
 import { redisTransport } from "../../lib/realtime/redis.ts";
 import { eventually, withDeadline } from "../_deadline.ts";
 import { startRedis } from "./_redis_server.ts";
@@ -10,8 +17,12 @@ const QUIET = { port: 0, hostname: "127.0.0.1", onListen() {} };
 
 Deno.test("redisTransport() carries topics between hubs, in order per publisher", async () => {
   const redis = await startRedis();
-  const a = createTopics({ transport: await redisTransport({ url: redis.url }) });
-  const b = createTopics({ transport: await redisTransport({ url: redis.url }) });
+  const a = createTopics({
+    transport: await redisTransport({ url: redis.url }),
+  });
+  const b = createTopics({
+    transport: await redisTransport({ url: redis.url }),
+  });
   try {
     const atA: string[] = [];
     const atB: string[] = [];
@@ -27,12 +38,19 @@ Deno.test("redisTransport() carries topics between hubs, in order per publisher"
     atB.length = 0;
     const sent = Array.from({ length: 200 }, (_, i) => `m${i}`);
     await Promise.all(sent.map((message) => a.publish("feed", message)));
-    await eventually("200 messages at both hubs", () => atA.length >= 200 && atB.length >= 200);
+    await eventually(
+      "200 messages at both hubs",
+      () => atA.length >= 200 && atB.length >= 200,
+    );
     assert.deepEqual(atA.filter((m) => m !== "probe"), sent);
     assert.deepEqual(atB.filter((m) => m !== "probe"), sent);
     assert.ok(!atB.some((m) => m.startsWith("other:")));
   } finally {
-    await withDeadline(Promise.all([a.close(), b.close()]), 10_000, "the hubs to close");
+    await withDeadline(
+      Promise.all([a.close(), b.close()]),
+      10_000,
+      "the hubs to close",
+    );
     await redis.stop();
   }
 });
@@ -46,7 +64,10 @@ Deno.test("redisTransport(): bad input is a clear error and leaves the hub worki
   });
   try {
     const huge = "t".repeat(1_048_576);
-    await assert.rejects(topics.publish(huge, "x"), /topic name is over the 256-byte limit/);
+    await assert.rejects(
+      topics.publish(huge, "x"),
+      /topic name is over the 256-byte limit/,
+    );
     assert.throws(() => topics.subscribe(huge, () => {}), RangeError);
     await assert.rejects(
       topics.publish("feed", "x".repeat(1_048_577)),
@@ -74,8 +95,12 @@ Deno.test("redisTransport(): bad input is a clear error and leaves the hub worki
 
 Deno.test("redisTransport() reconnects after Redis restarts; publishing while it is down rejects, the server keeps serving", async () => {
   const redis = await startRedis();
-  const topics = createTopics({ transport: await redisTransport({ url: redis.url }) });
-  const other = createTopics({ transport: await redisTransport({ url: redis.url }) });
+  const topics = createTopics({
+    transport: await redisTransport({ url: redis.url }),
+  });
+  const other = createTopics({
+    transport: await redisTransport({ url: redis.url }),
+  });
   const seen: string[] = [];
   topics.subscribe("feed", (message) => seen.push(message));
   const app = router([
@@ -93,7 +118,11 @@ Deno.test("redisTransport() reconnects after Redis restarts; publishing while it
   const server = serve(app, QUIET);
   const base = `http://127.0.0.1:${server.addr.port}`;
   const call = async (path: string, method = "POST") => {
-    const res = await withDeadline(fetch(`${base}${path}`, { method }), 10_000, path);
+    const res = await withDeadline(
+      fetch(`${base}${path}`, { method }),
+      10_000,
+      path,
+    );
     return { status: res.status, body: await res.text() };
   };
   try {
@@ -106,7 +135,9 @@ Deno.test("redisTransport() reconnects after Redis restarts; publishing while it
     // The client may need a moment to see the connection drop; a publish it still sent is
     // rejected when the connection closes (or, if Redis took it, reached no subscriber).
     let down = await call("/publish/while-down");
-    for (let i = 0; i < 50 && down.status === 200; i++) down = await call("/publish/while-down");
+    for (let i = 0; i < 50 && down.status === 200; i++) {
+      down = await call("/publish/while-down");
+    }
     assert.equal(down.status, 503);
     assert.match(down.body, /^Cannot publish through Redis: /);
     assert.deepEqual(await call("/ok", "GET"), { status: 200, body: "ok" });
@@ -117,13 +148,23 @@ Deno.test("redisTransport() reconnects after Redis restarts; publishing while it
       other.publish("feed", "after").catch(() => {});
       return seen.includes("after");
     }, 30_000);
-    assert.ok(!seen.includes("while-down"), "a message published while down is lost, not late");
+    assert.ok(
+      !seen.includes("while-down"),
+      "a message published while down is lost, not late",
+    );
     const up = await call("/publish/up-again");
     assert.equal(up.status, 200);
-    await eventually("the message after the restart", () => seen.includes("up-again"));
+    await eventually(
+      "the message after the restart",
+      () => seen.includes("up-again"),
+    );
   } finally {
     await withDeadline(server.shutdown(), 10_000, "the server to shut down");
-    await withDeadline(Promise.all([topics.close(), other.close()]), 10_000, "the hubs to close");
+    await withDeadline(
+      Promise.all([topics.close(), other.close()]),
+      10_000,
+      "the hubs to close",
+    );
     await redis.stop();
   }
 });

@@ -4,7 +4,10 @@ import { formatComment, formatEvent } from "../../lib/realtime/_sse_format.ts";
 import { withDeadline } from "../_deadline.ts";
 
 Deno.test("formatEvent() splits data on CR, LF and CRLF, one data line each", () => {
-  assert.equal(formatEvent({ data: "a\r\nb\rc\nd" }), "data: a\ndata: b\ndata: c\ndata: d\n\n");
+  assert.equal(
+    formatEvent({ data: "a\r\nb\rc\nd" }),
+    "data: a\ndata: b\ndata: c\ndata: d\n\n",
+  );
   assert.equal(formatEvent({ data: "" }), "data: \n\n");
   assert.equal(formatEvent({ data: "\n" }), "data: \ndata: \n\n");
   assert.equal(formatEvent({ data: " lead" }), "data:  lead\n\n");
@@ -20,7 +23,10 @@ Deno.test("formatEvent() refuses fields the format cannot carry", () => {
   assert.throws(() => formatEvent({ data: "x", id: "a\0b" }), /NULL/);
   assert.throws(() => formatEvent({ data: "x", retry: -1 }), RangeError);
   assert.throws(() => formatEvent({ data: "x", retry: 1.5 }), RangeError);
-  assert.throws(() => formatEvent({ data: 1 } as never), /data must be a string/);
+  assert.throws(
+    () => formatEvent({ data: 1 } as never),
+    /data must be a string/,
+  );
 });
 
 Deno.test("formatComment() makes every line a comment", () => {
@@ -32,7 +38,10 @@ Deno.test("sse() refuses bad options before answering", () => {
   const ctx = { header: () => null } as never;
   assert.throws(() => sse(ctx, () => {}, { heartbeat: -1 }), RangeError);
   assert.throws(() => sse(ctx, () => {}, { highWaterMark: 0 }), RangeError);
-  assert.throws(() => sse(ctx, () => {}, { overflow: "buffer" as never }), TypeError);
+  assert.throws(
+    () => sse(ctx, () => {}, { overflow: "buffer" as never }),
+    TypeError,
+  );
   assert.throws(() => sse(ctx, () => {}, { retry: -5 }), RangeError);
   assert.throws(() => sse(ctx, "nope" as never), TypeError);
 });
@@ -52,7 +61,10 @@ Deno.test("sse() reports a throwing handler and ends the stream; a bad event thr
   console.error = (...args: unknown[]) => errors.push(args);
   try {
     const res = await app.fetch(new Request("http://localhost/"));
-    assert.equal(await withDeadline(res.text(), 5_000, "the body"), ":\ndata: before\n\n");
+    assert.equal(
+      await withDeadline(res.text(), 5_000, "the body"),
+      ":\ndata: before\n\n",
+    );
   } finally {
     console.error = original;
   }

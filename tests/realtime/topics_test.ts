@@ -14,7 +14,8 @@ import { eventually, withDeadline } from "../_deadline.ts";
 Deno.test("createTopics() delivers in publish order, to each subscription once", async () => {
   const topics = createTopics();
   const seen: string[] = [];
-  const handler = (message: string, topic: string) => seen.push(`${topic}:${message}`);
+  const handler = (message: string, topic: string) =>
+    seen.push(`${topic}:${message}`);
   const first = topics.subscribe("a", handler);
   topics.subscribe("a", handler); // the same function twice: two subscriptions
   topics.subscribe("b", handler);
@@ -32,16 +33,30 @@ Deno.test("createTopics() delivers in publish order, to each subscription once",
 Deno.test("createTopics() refuses bad topics and messages with clear errors", async () => {
   const topics = createTopics({ maxMessageBytes: 10 });
   await assert.rejects(topics.publish("", "x"), /the topic is empty/);
-  await assert.rejects(topics.publish("t".repeat(1_048_576), "x"), /over the 256-byte limit/);
-  await assert.rejects(topics.publish("t", "é".repeat(6)), /12 bytes, over the 10-byte limit/);
-  await assert.rejects(topics.publish(null as never, "x"), /topic must be a string/);
-  assert.throws(() => topics.subscribe("t", "no" as never), /handler must be a function/);
+  await assert.rejects(
+    topics.publish("t".repeat(1_048_576), "x"),
+    /over the 256-byte limit/,
+  );
+  await assert.rejects(
+    topics.publish("t", "é".repeat(6)),
+    /12 bytes, over the 10-byte limit/,
+  );
+  await assert.rejects(
+    topics.publish(null as never, "x"),
+    /topic must be a string/,
+  );
+  assert.throws(
+    () => topics.subscribe("t", "no" as never),
+    /handler must be a function/,
+  );
   assert.throws(() => createTopics({ maxTopicBytes: 0 }), RangeError);
 });
 
 Deno.test("a throwing subscriber is reported and the others still receive", async () => {
   const errors: [unknown, string][] = [];
-  const topics = createTopics({ onError: (error, topic) => errors.push([error, topic]) });
+  const topics = createTopics({
+    onError: (error, topic) => errors.push([error, topic]),
+  });
   const seen: string[] = [];
   topics.subscribe("t", () => {
     throw new Error("gone");
@@ -68,16 +83,25 @@ Deno.test("attach() feeds an SSE stream and ends its subscriptions when the stre
   ]);
   const res = await app.fetch(new Request("http://localhost/feed"));
   const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-  await eventually("the handler to attach", () => topics.subscribers("b") === 1);
+  await eventually(
+    "the handler to attach",
+    () => topics.subscribers("b") === 1,
+  );
   await topics.publish("a", "one");
   await topics.publish("b", "two\nlines");
   let text = "";
   while (!text.includes("lines")) {
     text += (await withDeadline(reader.read(), 5_000, "the events")).value;
   }
-  assert.equal(text, ":\nevent: a\ndata: one\n\nevent: b\ndata: two\ndata: lines\n\n");
+  assert.equal(
+    text,
+    ":\nevent: a\ndata: one\n\nevent: b\ndata: two\ndata: lines\n\n",
+  );
   await reader.cancel();
-  await eventually("the subscriptions to end", () => topics.subscribers("a") === 0);
+  await eventually(
+    "the subscriptions to end",
+    () => topics.subscribers("a") === 0,
+  );
   assert.equal(topics.subscribers("b"), 0);
   assert.equal(stream!.isClosed, true);
 });
