@@ -19,22 +19,31 @@ const LINE_END = /\r\n|\r|\n/;
 function field(what: string, value: string): string {
   // An event or id with a line end would start a field of the peer's choosing.
   if (LINE_END.test(value)) {
-    throw new TypeError(`Cannot send the event: its ${what} contains a line break`);
+    throw new TypeError(
+      `Cannot send the event: its ${what} contains a line break`,
+    );
   }
   return value;
 }
 
 /** Serializes an event; throws a TypeError for a field the format cannot carry. */
 export function formatEvent(event: SseEvent): string {
-  if (typeof event !== "object" || event === null || typeof event.data !== "string") {
+  if (
+    typeof event !== "object" || event === null ||
+    typeof event.data !== "string"
+  ) {
     throw new TypeError("Cannot send the event: data must be a string");
   }
   let out = "";
-  if (event.event !== undefined) out += `event: ${field("event", String(event.event))}\n`;
+  if (event.event !== undefined) {
+    out += `event: ${field("event", String(event.event))}\n`;
+  }
   if (event.id !== undefined) {
     const id = field("id", String(event.id));
     // §9.2.6: an id field whose value contains NULL is ignored by the client.
-    if (id.includes("\0")) throw new TypeError("Cannot send the event: its id contains NULL");
+    if (id.includes("\0")) {
+      throw new TypeError("Cannot send the event: its id contains NULL");
+    }
     out += `id: ${id}\n`;
   }
   if (event.retry !== undefined) out += `retry: ${retryValue(event.retry)}\n`;
@@ -45,7 +54,9 @@ export function formatEvent(event: SseEvent): string {
 /** The retry field's value: ASCII digits only (§9.2.6), so a non-negative integer. */
 export function retryValue(retry: number): number {
   if (!Number.isSafeInteger(retry) || retry < 0) {
-    throw new RangeError(`Cannot send retry ${retry}: it must be a non-negative integer`);
+    throw new RangeError(
+      `Cannot send retry ${retry}: it must be a non-negative integer`,
+    );
   }
   return retry;
 }
@@ -53,6 +64,8 @@ export function retryValue(retry: number): number {
 /** Serializes a comment: every line starts with a colon, and the client ignores it. */
 export function formatComment(text: string): string {
   let out = "";
-  for (const line of String(text).split(LINE_END)) out += line === "" ? ":\n" : `: ${line}\n`;
+  for (const line of String(text).split(LINE_END)) {
+    out += line === "" ? ":\n" : `: ${line}\n`;
+  }
   return out;
 }

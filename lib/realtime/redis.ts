@@ -76,9 +76,12 @@ export interface RedisTransport extends TopicTransport {
   readonly connected: boolean;
 }
 
-function unavailable(error: unknown): TopicsUnavailableError {
+function unavailable(
+  error: unknown,
+  action = "publish through",
+): TopicsUnavailableError {
   const detail = error instanceof Error ? error.message : String(error);
-  return new TopicsUnavailableError(`Cannot publish through Redis: ${detail}`);
+  return new TopicsUnavailableError(`Cannot ${action} Redis: ${detail}`);
 }
 
 /**
@@ -112,7 +115,9 @@ function unavailable(error: unknown): TopicsUnavailableError {
  * );
  * ```
  */
-export async function redisTransport(options: RedisTransportOptions = {}): Promise<RedisTransport> {
+export async function redisTransport(
+  options: RedisTransportOptions = {},
+): Promise<RedisTransport> {
   const url = options.url ?? "redis://127.0.0.1:6379";
   const prefix = options.prefix ?? "weft:";
   const connectTimeout = options.connectTimeout ?? 10_000;
@@ -144,7 +149,10 @@ export async function redisTransport(options: RedisTransportOptions = {}): Promi
       Promise.all([publisher.connect(), subscriber.connect()]),
       new Promise((_, reject) => {
         timer = setTimeout(
-          () => reject(new Error(`no connection to ${url} within ${connectTimeout} ms`)),
+          () =>
+            reject(
+              new Error(`no connection to ${url} within ${connectTimeout} ms`),
+            ),
           connectTimeout,
         );
       }),
@@ -152,7 +160,7 @@ export async function redisTransport(options: RedisTransportOptions = {}): Promi
   } catch (error) {
     publisher.disconnect();
     subscriber.disconnect();
-    throw unavailable(error);
+    throw unavailable(error, "connect to");
   } finally {
     clearTimeout(timer);
   }
@@ -185,7 +193,9 @@ export async function redisTransport(options: RedisTransportOptions = {}): Promi
     },
   };
   subscriber.on("message", (channel: string, message: string) => {
-    if (channel.startsWith(prefix)) transport.deliver(channel.slice(prefix.length), message);
+    if (channel.startsWith(prefix)) {
+      transport.deliver(channel.slice(prefix.length), message);
+    }
   });
   return transport;
 }

@@ -135,8 +135,13 @@ function check(options: SseOptions): {
   retry: number | undefined;
 } {
   const heartbeat = options.heartbeat ?? DEFAULT_HEARTBEAT_MS;
-  if (typeof heartbeat !== "number" || !Number.isFinite(heartbeat) || heartbeat < 0) {
-    throw new RangeError(`Cannot start sse(): heartbeat ${heartbeat} is not a non-negative number`);
+  if (
+    typeof heartbeat !== "number" || !Number.isFinite(heartbeat) ||
+    heartbeat < 0
+  ) {
+    throw new RangeError(
+      `Cannot start sse(): heartbeat ${heartbeat} is not a non-negative number`,
+    );
   }
   const highWaterMark = options.highWaterMark ?? DEFAULT_HIGH_WATER_MARK;
   if (!Number.isSafeInteger(highWaterMark) || highWaterMark < 1) {
@@ -146,7 +151,9 @@ function check(options: SseOptions): {
   }
   const overflow = options.overflow ?? "disconnect";
   if (overflow !== "disconnect" && overflow !== "drop") {
-    throw new TypeError(`Cannot start sse(): overflow must be "disconnect" or "drop"`);
+    throw new TypeError(
+      `Cannot start sse(): overflow must be "disconnect" or "drop"`,
+    );
   }
   const retry = options.retry === undefined ? undefined : retryValue(options.retry);
   return { heartbeat, highWaterMark, overflow, retry };
@@ -212,8 +219,14 @@ export function sse(
     throw new TypeError("Cannot start sse(): handler must be a function");
   }
   const { heartbeat, highWaterMark, overflow, retry } = check(options);
-  const stream = new EventStream(ctx.header("last-event-id") ?? "", highWaterMark, overflow);
-  const body = stream.open(retry === undefined ? OPENING : `retry: ${retry}\n\n`);
+  const stream = new EventStream(
+    ctx.header("last-event-id") ?? "",
+    highWaterMark,
+    overflow,
+  );
+  const body = stream.open(
+    retry === undefined ? OPENING : `retry: ${retry}\n\n`,
+  );
   // A client that goes away makes both runtimes cancel the body (the stream's cancel()). The
   // request's signal is not watched: Deno 2.9 warns about its legacy abort on first use.
   const timer = heartbeat > 0 ? setInterval(() => stream.heartbeat(), heartbeat) : undefined;
@@ -257,7 +270,11 @@ class EventStream implements SseStream {
   #ended = false;
   #resolveClosed!: () => void;
 
-  constructor(lastEventId: string, highWaterMark: number, overflow: SseOverflow) {
+  constructor(
+    lastEventId: string,
+    highWaterMark: number,
+    overflow: SseOverflow,
+  ) {
     this.lastEventId = lastEventId;
     this.#highWaterMark = highWaterMark;
     this.#overflow = overflow;
@@ -271,7 +288,10 @@ class EventStream implements SseStream {
         controller.enqueue(encoder.encode(first));
       },
       cancel: () => this.end(new SseClosed("client", "The client went away"), true),
-    }, { highWaterMark: this.#highWaterMark, size: (chunk) => chunk.byteLength });
+    }, {
+      highWaterMark: this.#highWaterMark,
+      size: (chunk) => chunk.byteLength,
+    });
   }
 
   get signal(): AbortSignal {
@@ -291,7 +311,9 @@ class EventStream implements SseStream {
   }
 
   send(event: SseEvent | string): boolean {
-    const text = formatEvent(typeof event === "string" ? { data: event } : event);
+    const text = formatEvent(
+      typeof event === "string" ? { data: event } : event,
+    );
     return this.#write(text, true);
   }
 
@@ -312,13 +334,18 @@ class EventStream implements SseStream {
   #write(text: string, counted: boolean): boolean {
     if (this.#ended) return false;
     const bytes = encoder.encode(text);
-    if (counted && this.bufferedAmount + bytes.byteLength > this.#highWaterMark) {
+    if (
+      counted && this.bufferedAmount + bytes.byteLength > this.#highWaterMark
+    ) {
       if (this.#overflow === "drop") {
         this.#dropped++;
         return false;
       }
       this.end(
-        new SseClosed("overflow", `More than ${this.#highWaterMark} bytes waited for the client`),
+        new SseClosed(
+          "overflow",
+          `More than ${this.#highWaterMark} bytes waited for the client`,
+        ),
         true,
       );
       return false;

@@ -144,7 +144,9 @@ export function inProcessTransport(): TopicTransport {
  * @default name `"weft-topics"`
  * @returns The transport.
  */
-export function broadcastChannelTransport(name = "weft-topics"): TopicTransport {
+export function broadcastChannelTransport(
+  name = "weft-topics",
+): TopicTransport {
   const channel = new BroadcastChannel(name);
   const listening = new Set<string>();
   let closed = false;
@@ -152,7 +154,11 @@ export function broadcastChannelTransport(name = "weft-topics"): TopicTransport 
     echoes: false, // a BroadcastChannel never delivers to itself
     deliver: () => {},
     publish(topic, message) {
-      if (closed) return Promise.reject(new TopicsUnavailableError("The channel is closed"));
+      if (closed) {
+        return Promise.reject(
+          new TopicsUnavailableError("The channel is closed"),
+        );
+      }
       channel.postMessage([topic, message]);
       return Promise.resolve();
     },
@@ -166,7 +172,10 @@ export function broadcastChannelTransport(name = "weft-topics"): TopicTransport 
   };
   channel.onmessage = (event: MessageEvent) => {
     const data = event.data;
-    if (!Array.isArray(data) || typeof data[0] !== "string" || typeof data[1] !== "string") return;
+    if (
+      !Array.isArray(data) || typeof data[0] !== "string" ||
+      typeof data[1] !== "string"
+    ) return;
     if (listening.has(data[0])) transport.deliver(data[0], data[1]);
   };
   return transport;
@@ -250,7 +259,10 @@ export interface Topics {
  */
 export function createTopics(options: TopicsOptions = {}): Topics {
   const transport = options.transport ?? inProcessTransport();
-  const maxTopicBytes = limit("maxTopicBytes", options.maxTopicBytes ?? DEFAULT_MAX_TOPIC_BYTES);
+  const maxTopicBytes = limit(
+    "maxTopicBytes",
+    options.maxTopicBytes ?? DEFAULT_MAX_TOPIC_BYTES,
+  );
   const maxMessageBytes = limit(
     "maxMessageBytes",
     options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
@@ -265,7 +277,9 @@ export function createTopics(options: TopicsOptions = {}): Topics {
     if (typeof topic !== "string") {
       throw new TypeError(`Cannot ${action}: the topic must be a string`);
     }
-    if (topic === "") throw new RangeError(`Cannot ${action}: the topic is empty`);
+    if (topic === "") {
+      throw new RangeError(`Cannot ${action}: the topic is empty`);
+    }
     const bytes = utf8Length(topic, maxTopicBytes);
     if (bytes > maxTopicBytes) {
       throw new RangeError(
@@ -301,14 +315,19 @@ export function createTopics(options: TopicsOptions = {}): Topics {
     let set = handlers.get(topic);
     if (set === undefined) {
       handlers.set(topic, set = new Set());
-      listening.set(topic, Promise.resolve(transport.listen(topic)).catch(() => {}));
+      listening.set(
+        topic,
+        Promise.resolve(transport.listen(topic)).catch(() => {}),
+      );
     }
     // Each subscription is its own entry, so the same function may subscribe twice.
     const entry: TopicHandler = (message, name) => handler(message, name);
     set.add(entry);
     return () => {
       const current = handlers.get(topic);
-      if (current === undefined || !current.delete(entry) || current.size > 0) return;
+      if (current === undefined || !current.delete(entry) || current.size > 0) {
+        return;
+      }
       handlers.delete(topic);
       listening.delete(topic);
       if (!closed) transport.unlisten(topic);
@@ -318,7 +337,11 @@ export function createTopics(options: TopicsOptions = {}): Topics {
   return {
     publish(topic, message) {
       try {
-        if (closed) throw new TopicsUnavailableError("Cannot publish: the topics are closed");
+        if (closed) {
+          throw new TopicsUnavailableError(
+            "Cannot publish: the topics are closed",
+          );
+        }
         checkTopic(`publish to ${label(topic)}`, topic);
         if (typeof message !== "string") {
           throw new TypeError("Cannot publish: the message must be a string");
@@ -349,7 +372,9 @@ export function createTopics(options: TopicsOptions = {}): Topics {
           target.send(format === undefined ? message : format(message, topic));
         }
         : (message: string, topic: string) => {
-          if (target.readyState === "closed" || target.readyState === "closing") return stop();
+          if (
+            target.readyState === "closed" || target.readyState === "closing"
+          ) return stop();
           const out = format === undefined ? message : format(message, topic);
           target.send(typeof out === "string" ? out : out.data);
         };
@@ -371,13 +396,17 @@ export function createTopics(options: TopicsOptions = {}): Topics {
   };
 }
 
-function isStream(target: WebSocketConnection | SseStream): target is SseStream {
+function isStream(
+  target: WebSocketConnection | SseStream,
+): target is SseStream {
   return "lastEventId" in target && "signal" in target;
 }
 
 function limit(name: string, value: number): number {
   if (!Number.isSafeInteger(value) || value < 1) {
-    throw new RangeError(`Cannot create topics: ${name} ${value} is not a positive integer`);
+    throw new RangeError(
+      `Cannot create topics: ${name} ${value} is not a positive integer`,
+    );
   }
   return value;
 }

@@ -7,14 +7,7 @@ import { createServer } from "node:net";
 import assert from "node:assert/strict";
 import { afterAll, describe, test } from "vitest";
 import { EventSource } from "eventsource";
-import {
-  createTopics,
-  get,
-  router,
-  serve,
-  sse,
-  TopicsUnavailableError,
-} from "weft";
+import { createTopics, get, router, serve, sse, TopicsUnavailableError } from "weft";
 import { redisTransport } from "weft/redis";
 import { eventually, terminate, withDeadline } from "../_deadline.ts";
 
@@ -51,8 +44,7 @@ describe("sse() with the eventsource client", () => {
       await withDeadline(
         new Promise<void>((resolve) => {
           source.onopen = () => opens++;
-          source.onmessage = (e) =>
-            received.push(["message", e.data, e.lastEventId]);
+          source.onmessage = (e) => received.push(["message", e.data, e.lastEventId]);
           source.addEventListener(
             "tick",
             (e) => received.push(["tick", e.data, e.lastEventId]),
@@ -86,9 +78,7 @@ function freePort(): Promise<number> {
     probe.once("error", reject);
     probe.listen(0, "127.0.0.1", () => {
       const address = probe.address();
-      probe.close(() =>
-        resolve(typeof address === "object" && address ? address.port : 0)
-      );
+      probe.close(() => resolve(typeof address === "object" && address ? address.port : 0));
     });
   });
 }

@@ -42,8 +42,7 @@ async function openSocket(
       if (String(event.data).startsWith("hello ")) resolve();
       else received.push(String(event.data));
     };
-    socket.onerror = () =>
-      reject(new Error(`WebSocket to port ${port} failed`));
+    socket.onerror = () => reject(new Error(`WebSocket to port ${port} failed`));
   });
   await withDeadline(hello, 20_000, `the hello of a WebSocket on port ${port}`);
   return { socket, received };
@@ -101,8 +100,7 @@ Deno.test(`fan-out: ${WEBSOCKETS} WebSockets and ${STREAMS} event streams over t
       "the messages to be published",
     );
     // 3. Everything arrives, once, in order per publisher.
-    const streamData = (stream: SsePeer) =>
-      stream.parser.events.slice(1).map((e) => e.data);
+    const streamData = (stream: SsePeer) => stream.parser.events.slice(1).map((e) => e.data);
     await eventually(
       "every client to receive every message",
       () =>

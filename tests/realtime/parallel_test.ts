@@ -67,14 +67,11 @@ Deno.test("broadcastChannelTransport() shares topics between deno serve --parall
     // 3. Every client has every message once, in order per publisher.
     await eventually(
       "every client to receive every message",
-      () =>
-        clients.every((client) => client.parser.events.length === MESSAGES + 1),
+      () => clients.every((client) => client.parser.events.length === MESSAGES + 1),
       20_000,
     );
     for (const client of clients) {
-      const messages = client.parser.events.slice(1).map((event) =>
-        event.data.split(" ")
-      );
+      const messages = client.parser.events.slice(1).map((event) => event.data.split(" "));
       const numbers = messages.map(([, n]) => Number(n));
       assert.deepEqual([...numbers].sort((x, y) => x - y), [
         ...Array(MESSAGES).keys(),

@@ -1,14 +1,7 @@
 // The Redis transport against a real redis-server started by the test: delivery between two
 // hubs, order per publisher, bad input, and Redis stopped and restarted in the middle.
 import assert from "node:assert/strict";
-import {
-  createTopics,
-  get,
-  post,
-  router,
-  serve,
-  TopicsUnavailableError,
-} from "../../mod.ts";
+import { createTopics, get, post, router, serve, TopicsUnavailableError } from "../../mod.ts";
 import { redisTransport } from "../../lib/realtime/redis.ts";
 import { eventually, withDeadline } from "../_deadline.ts";
 import { startRedis } from "./_redis_server.ts";

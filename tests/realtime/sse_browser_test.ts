@@ -30,8 +30,7 @@ const PAGE = `<!doctype html><meta charset=utf-8><title>events</title><script>
 </script>`;
 
 browserTest({
-  name:
-    "sse() in headless Chromium: events, a reconnection with Last-Event-ID, no heartbeat seen",
+  name: "sse() in headless Chromium: events, a reconnection with Last-Event-ID, no heartbeat seen",
   sanitizeOps: false,
   sanitizeResources: false,
   async fn(executablePath) {
@@ -42,8 +41,7 @@ browserTest({
       router([
         get(
           "/",
-          () =>
-            new Response(PAGE, { headers: { "content-type": "text/html" } }),
+          () => new Response(PAGE, { headers: { "content-type": "text/html" } }),
         ),
         get("/events", (ctx) =>
           sse(ctx, async (stream) => {

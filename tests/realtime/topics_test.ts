@@ -14,8 +14,7 @@ import { eventually, withDeadline } from "../_deadline.ts";
 Deno.test("createTopics() delivers in publish order, to each subscription once", async () => {
   const topics = createTopics();
   const seen: string[] = [];
-  const handler = (message: string, topic: string) =>
-    seen.push(`${topic}:${message}`);
+  const handler = (message: string, topic: string) => seen.push(`${topic}:${message}`);
   const first = topics.subscribe("a", handler);
   topics.subscribe("a", handler); // the same function twice: two subscriptions
   topics.subscribe("b", handler);
