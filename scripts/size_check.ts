@@ -61,8 +61,9 @@ export const BUDGETS: readonly Budget[] = [
   {
     name: "Deno mod.ts (deno bundle: every export)",
     measure: () => denoBundleSize(`export * from "${ROOT}/mod.ts";`),
-    budget: 39_300,
-    anchor: "~5% above the measured size; MIME table and static-file internals included",
+    budget: 42_300,
+    anchor: "~5% above the measured size; MIME table, static-file internals, sse() and " +
+      "topics included",
   },
 ];
 
