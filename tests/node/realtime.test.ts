@@ -4,10 +4,19 @@
 // starts again.
 import { type ChildProcess, spawn } from "node:child_process";
 import { createServer } from "node:net";
+import { Worker } from "node:worker_threads";
 import assert from "node:assert/strict";
 import { afterAll, describe, test } from "vitest";
 import { EventSource } from "eventsource";
-import { createTopics, get, router, serve, sse, TopicsUnavailableError } from "weft";
+import {
+  broadcastChannelTransport,
+  createTopics,
+  get,
+  router,
+  serve,
+  sse,
+  TopicsUnavailableError,
+} from "weft";
 import { redisTransport } from "weft/redis";
 import { eventually, terminate, withDeadline } from "../_deadline.ts";
 
@@ -174,6 +183,44 @@ describe("weft/redis on Node", () => {
         10_000,
         "the hubs to close",
       );
+    }
+  });
+});
+
+describe("broadcastChannelTransport() on Node", () => {
+  test("carries topics between worker_threads of one process", async () => {
+    const name = `weft-worker-test-${process.pid}`;
+    // The worker subscribes, says so, and sends back every message it receives.
+    const worker = new Worker(
+      `const { parentPort, workerData } = require("node:worker_threads");
+      import("weft").then(({ broadcastChannelTransport, createTopics }) => {
+        const topics = createTopics({ transport: broadcastChannelTransport(workerData) });
+        topics.subscribe("feed", (message) => parentPort.postMessage(message));
+        parentPort.postMessage("ready");
+      });`,
+      { eval: true, workerData: name },
+    );
+    const topics = createTopics({ transport: broadcastChannelTransport(name) });
+    const received: string[] = [];
+    try {
+      await withDeadline(
+        new Promise<void>((resolve, reject) => {
+          worker.on("message", (message: string) => {
+            if (message === "ready") resolve();
+            else received.push(message);
+          });
+          worker.once("error", reject);
+        }),
+        20_000,
+        "the worker to subscribe",
+      );
+      const sent = Array.from({ length: 50 }, (_, i) => `m${i}`);
+      for (const message of sent) await topics.publish("feed", message);
+      await eventually("50 messages in the worker", () => received.length === 50);
+      assert.deepEqual(received, sent);
+    } finally {
+      await topics.close();
+      await worker.terminate();
     }
   });
 });
