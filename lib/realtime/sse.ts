@@ -168,9 +168,9 @@ function check(options: SseOptions): {
  *
  * - **Format**: WHATWG HTML §9.2.6. Multi-line data is split on CR, LF and CRLF; `event` and
  *   `id` with a line break, or `id` with NULL, throw a TypeError at `send()`.
- * - **Heartbeats**: a comment every `heartbeat` ms. On Deno a client that went away is only
- *   noticed when the server writes, so a gone client aborts the signal within one interval;
- *   on Node the socket's close is noticed at once.
+ * - **Heartbeats**: a comment every `heartbeat` ms, sent when nothing is queued. Both runtimes
+ *   cancel the body as soon as a client closes its connection or resets its HTTP/2 stream; a
+ *   connection that vanished without a word is noticed when the next heartbeat is written.
  * - **Back-pressure**: events wait in a queue bounded by `highWaterMark` bytes; past it the
  *   `overflow` policy applies (`"disconnect"` by default). The runtime's and the kernel's
  *   socket buffers come before this queue, so a slow client holds that much more.
