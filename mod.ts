@@ -157,3 +157,23 @@ export {
   type RequestIdOptions,
   type RequestIdVariables,
 } from "./lib/security/request_id.ts";
+export {
+  sse,
+  SseClosed,
+  type SseEvent,
+  type SseOptions,
+  type SseOverflow,
+  type SseStream,
+} from "./lib/realtime/sse.ts";
+export {
+  type AttachOptions,
+  broadcastChannelTransport,
+  createTopics,
+  inProcessTransport,
+  type TopicHandler,
+  type Topics,
+  type TopicsOptions,
+  TopicsUnavailableError,
+  type TopicTransport,
+  type Unsubscribe,
+} from "./lib/realtime/topics.ts";

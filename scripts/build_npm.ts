@@ -239,6 +239,10 @@ async function complete(
   if (dependencies.jose === undefined) {
     throw new Error("deno pack found no dependency on jose (weft/jwt needs it)");
   }
+  // weft/redis is built on ioredis: the package must bring it.
+  if (declared["./redis"] !== undefined && dependencies.ioredis === undefined) {
+    throw new Error("deno pack found no dependency on ioredis (weft/redis)");
+  }
   const pkg = {
     name: NPM_NAME,
     version: config.version,

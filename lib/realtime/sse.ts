@@ -1,0 +1,371 @@
+/**
+ * `sse()`: server-sent events (`text/event-stream`, WHATWG HTML §9.2) as a response a handler
+ * returns, with heartbeats, `Last-Event-ID`, a bounded send queue and cancellation.
+ *
+ * @module
+ */
+import { report } from "../_app.ts";
+import type { Context } from "../context.ts";
+import { formatComment, formatEvent, retryValue, type SseEvent } from "./_sse_format.ts";
+
+export type { SseEvent };
+
+/** What {@linkcode SseOptions.overflow} does when a send would pass the high-water mark. */
+export type SseOverflow = "disconnect" | "drop";
+
+/** Options of {@linkcode sse}. */
+export interface SseOptions {
+  /**
+   * Milliseconds between heartbeats: a comment line (`:`) the client ignores, which keeps
+   * proxies from timing the connection out and makes a client that went away noticed within
+   * one interval. 0 disables them.
+   *
+   * @default {15000}
+   */
+  heartbeat?: number;
+  /**
+   * Bytes of events that may wait for a slow client (sent, but not yet taken by the server's
+   * socket). A send that would pass it triggers {@linkcode SseOptions.overflow}.
+   *
+   * @default {1048576}
+   */
+  highWaterMark?: number;
+  /**
+   * What happens to a send that would pass `highWaterMark`: `"disconnect"` ends the response
+   * at once (what waits is discarded, the handler's signal aborts, and a browser's
+   * `EventSource` reconnects with `Last-Event-ID`, so an app that can replay loses nothing);
+   * `"drop"` discards that event (`send()` returns false, `stream.dropped` counts it) and
+   * keeps the connection.
+   *
+   * @default {"disconnect"}
+   */
+  overflow?: SseOverflow;
+  /**
+   * A reconnection delay in milliseconds sent before any event (the `retry` field), or none.
+   *
+   * @default {undefined}
+   */
+  retry?: number;
+  /**
+   * Ends the stream when it aborts. `server.shutdown()` waits for in-flight responses, and an
+   * event stream is one until it ends: pass the signal that shuts the server down (the
+   * `signal` option of `serve()`), or close the streams yourself, or shutdown waits for them.
+   *
+   * @default {undefined}
+   */
+  signal?: AbortSignal;
+}
+
+/** The event stream as the handler of {@linkcode sse} sees it. */
+export interface SseStream {
+  /** The `Last-Event-ID` the client sent when reconnecting; `""` on a first connection. */
+  readonly lastEventId: string;
+  /**
+   * Aborts when the stream ends: the client went away, `close()` was called, the `signal`
+   * option aborted, a send overflowed with `"disconnect"`, or the handler returned. Its
+   * `reason` is an {@linkcode SseClosed} that says which.
+   */
+  readonly signal: AbortSignal;
+  /** Settles when `signal` aborts; a handler that only reacts to others awaits it. */
+  readonly closed: Promise<void>;
+  /** Whether the stream has ended; sends do nothing from then on. */
+  readonly isClosed: boolean;
+  /** Events discarded by the `"drop"` overflow policy. */
+  readonly dropped: number;
+  /** Bytes queued for the client and not yet taken by the server's socket. */
+  readonly bufferedAmount: number;
+  /**
+   * Sends one event (a string is the `data` of a `message` event). `data` with CR, LF or
+   * CRLF goes out as several `data:` lines, which the client joins with LF.
+   *
+   * @param event The event, or its data.
+   * @returns Whether it was queued: false once closed and for an event the overflow policy
+   * discarded.
+   * @throws {TypeError} When `event` or `id` contains a line break, or `id` contains NULL.
+   * @throws {RangeError} When `retry` is not a non-negative integer.
+   */
+  send(event: SseEvent | string): boolean;
+  /**
+   * Sends a comment, which the client ignores (heartbeats are comments).
+   *
+   * @param text The comment; each of its lines becomes a comment line.
+   * @returns Whether it was queued.
+   */
+  comment(text?: string): boolean;
+  /** Ends the response after what is queued; the signal aborts. */
+  close(): void;
+}
+
+/** The default of {@linkcode SseOptions.heartbeat}: 15 s. */
+const DEFAULT_HEARTBEAT_MS = 15_000;
+/** The default of {@linkcode SseOptions.highWaterMark}: 1 MiB. */
+const DEFAULT_HIGH_WATER_MARK = 1_048_576;
+
+const encoder = /* @__PURE__ */ new TextEncoder();
+
+// Sent as the first bytes: the head goes out with them (some servers hold it until the body
+// starts), and the client's `open` fires at once.
+const OPENING = ":\n";
+
+/** Why a stream ended, as `signal.reason` carries it. */
+export class SseClosed extends Error {
+  /** Always `"SseClosed"`. */
+  override name = "SseClosed";
+  /**
+   * `client`: the client went away; `server`: `close()`, the handler's return or the
+   * `signal` option; `overflow`: the queue was full.
+   */
+  readonly kind: "client" | "server" | "overflow";
+  /**
+   * Makes the reason a stream's signal aborts with.
+   *
+   * @param kind What ended the stream.
+   * @param message A sentence saying so.
+   */
+  constructor(kind: "client" | "server" | "overflow", message: string) {
+    super(message);
+    this.kind = kind;
+  }
+}
+
+function check(options: SseOptions): {
+  heartbeat: number;
+  highWaterMark: number;
+  overflow: SseOverflow;
+  retry: number | undefined;
+} {
+  const heartbeat = options.heartbeat ?? DEFAULT_HEARTBEAT_MS;
+  if (
+    typeof heartbeat !== "number" || !Number.isFinite(heartbeat) ||
+    heartbeat < 0
+  ) {
+    throw new RangeError(
+      `Cannot start sse(): heartbeat ${heartbeat} is not a non-negative number`,
+    );
+  }
+  const highWaterMark = options.highWaterMark ?? DEFAULT_HIGH_WATER_MARK;
+  if (!Number.isSafeInteger(highWaterMark) || highWaterMark < 1) {
+    throw new RangeError(
+      `Cannot start sse(): highWaterMark ${highWaterMark} is not a positive integer`,
+    );
+  }
+  const overflow = options.overflow ?? "disconnect";
+  if (overflow !== "disconnect" && overflow !== "drop") {
+    throw new TypeError(
+      `Cannot start sse(): overflow must be "disconnect" or "drop"`,
+    );
+  }
+  const retry = options.retry === undefined ? undefined : retryValue(options.retry);
+  return { heartbeat, highWaterMark, overflow, retry };
+}
+
+/**
+ * Answers with a `text/event-stream` and runs `handler` with the stream. The response ends
+ * when the handler's promise settles (a throw goes to the app's error reporter), when it calls
+ * `stream.close()`, or when the client goes away; in the last two cases `stream.signal`
+ * aborts, so a handler that waits for others (topics, timers) awaits `stream.closed` and
+ * stops there.
+ *
+ * - **Format**: WHATWG HTML §9.2.6. Multi-line data is split on CR, LF and CRLF; `event` and
+ *   `id` with a line break, or `id` with NULL, throw a TypeError at `send()`.
+ * - **Heartbeats**: a comment every `heartbeat` ms, sent when nothing is queued. Both runtimes
+ *   cancel the body as soon as a client closes its connection or resets its HTTP/2 stream; a
+ *   connection that vanished without a word is noticed when the next heartbeat is written.
+ * - **Back-pressure**: events wait in a queue bounded by `highWaterMark` bytes; past it the
+ *   `overflow` policy applies (`"disconnect"` by default). The runtime's and the kernel's
+ *   socket buffers come before this queue, so a slow client holds that much more.
+ * - **Headers**: `Content-Type: text/event-stream`, `Cache-Control: no-cache, no-transform`
+ *   (no-transform tells a compressor or proxy not to hold the body back: a compressing
+ *   middleware leaves such responses alone or flushes after every chunk) and
+ *   `X-Accel-Buffering: no` (nginx). Middleware that passes the response through (`logger`,
+ *   `cors`) does not touch the body. HEAD gets the head only: the router cancels the body.
+ *
+ * @param ctx The request's context (`Last-Event-ID` is read from it).
+ * @param handler Receives the {@linkcode SseStream}.
+ * @param options `heartbeat`, `highWaterMark`, `overflow`, `retry`, `signal`.
+ * @returns The response, to return from the route handler.
+ * @throws {RangeError} When `heartbeat`, `highWaterMark` or `retry` is out of range.
+ * @throws {TypeError} When `overflow` is not `"disconnect"` or `"drop"`.
+ *
+ * @example A clock
+ * ```ts
+ * import { get, router } from "../../mod.ts";
+ * import { sse } from "./sse.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const app = router([
+ *   get("/clock", (ctx) =>
+ *     sse(ctx, async (stream) => {
+ *       stream.send({ event: "tick", id: "1", data: "first\nsecond" });
+ *       stream.send(`resumed after ${stream.lastEventId}`);
+ *     })),
+ * ]);
+ * const res = await app.fetch(
+ *   new Request("http://localhost/clock", { headers: { "last-event-id": "41" } }),
+ * );
+ * assert.equal(res.headers.get("content-type"), "text/event-stream");
+ * assert.equal(
+ *   await res.text(),
+ *   ":\nevent: tick\nid: 1\ndata: first\ndata: second\n\ndata: resumed after 41\n\n",
+ * );
+ * ```
+ */
+export function sse(
+  ctx: Context,
+  handler: (stream: SseStream) => void | Promise<void>,
+  options: SseOptions = {},
+): Response {
+  if (typeof handler !== "function") {
+    throw new TypeError("Cannot start sse(): handler must be a function");
+  }
+  const { heartbeat, highWaterMark, overflow, retry } = check(options);
+  const stream = new EventStream(
+    ctx.header("last-event-id") ?? "",
+    highWaterMark,
+    overflow,
+  );
+  const body = stream.open(
+    retry === undefined ? OPENING : `retry: ${retry}\n\n`,
+  );
+  // A client that goes away makes both runtimes cancel the body (the stream's cancel()). The
+  // request's signal is not watched: Deno 2.9 warns about its legacy abort on first use.
+  const timer = heartbeat > 0 ? setInterval(() => stream.heartbeat(), heartbeat) : undefined;
+  const shutdown = options.signal;
+  const onShutdown = () =>
+    stream.end(new SseClosed("server", "The server is shutting down"), false);
+  if (shutdown?.aborted) onShutdown();
+  else shutdown?.addEventListener("abort", onShutdown, { once: true });
+  stream.closed.then(() => {
+    clearInterval(timer);
+    shutdown?.removeEventListener("abort", onShutdown);
+  });
+  queueMicrotask(async () => {
+    try {
+      if (!stream.isClosed) await handler(stream);
+    } catch (error) {
+      report(ctx, error);
+    } finally {
+      clearInterval(timer);
+      stream.end(new SseClosed("server", "The handler returned"), false);
+    }
+  });
+  return new Response(body, {
+    headers: {
+      "content-type": "text/event-stream",
+      "cache-control": "no-cache, no-transform",
+      "x-accel-buffering": "no",
+    },
+  });
+}
+
+// The stream behind SseStream: a ReadableStream whose queue is counted in bytes.
+class EventStream implements SseStream {
+  readonly lastEventId: string;
+  readonly closed: Promise<void>;
+  #abort = new AbortController();
+  #controller!: ReadableStreamDefaultController<Uint8Array>;
+  #highWaterMark: number;
+  #overflow: SseOverflow;
+  #dropped = 0;
+  #ended = false;
+  #resolveClosed!: () => void;
+
+  constructor(
+    lastEventId: string,
+    highWaterMark: number,
+    overflow: SseOverflow,
+  ) {
+    this.lastEventId = lastEventId;
+    this.#highWaterMark = highWaterMark;
+    this.#overflow = overflow;
+    this.closed = new Promise((resolve) => this.#resolveClosed = resolve);
+  }
+
+  open(first: string): ReadableStream<Uint8Array> {
+    return new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        this.#controller = controller;
+        controller.enqueue(encoder.encode(first));
+      },
+      cancel: () => this.end(new SseClosed("client", "The client went away"), true),
+    }, {
+      highWaterMark: this.#highWaterMark,
+      size: (chunk) => chunk.byteLength,
+    });
+  }
+
+  get signal(): AbortSignal {
+    return this.#abort.signal;
+  }
+
+  get isClosed(): boolean {
+    return this.#ended;
+  }
+
+  get dropped(): number {
+    return this.#dropped;
+  }
+
+  get bufferedAmount(): number {
+    return this.#ended ? 0 : this.#highWaterMark - (this.#controller.desiredSize ?? 0);
+  }
+
+  send(event: SseEvent | string): boolean {
+    const text = formatEvent(
+      typeof event === "string" ? { data: event } : event,
+    );
+    return this.#write(text, true);
+  }
+
+  comment(text = ""): boolean {
+    return this.#write(formatComment(text), true);
+  }
+
+  heartbeat(): void {
+    // Only on an empty queue: a queued event reaches the socket anyway, and a heartbeat must
+    // never be the send that overflows.
+    if (!this.#ended && this.bufferedAmount === 0) this.#write(":\n", false);
+  }
+
+  close(): void {
+    this.end(new SseClosed("server", "The stream was closed"), false);
+  }
+
+  #write(text: string, counted: boolean): boolean {
+    if (this.#ended) return false;
+    const bytes = encoder.encode(text);
+    if (
+      counted && this.bufferedAmount + bytes.byteLength > this.#highWaterMark
+    ) {
+      if (this.#overflow === "drop") {
+        this.#dropped++;
+        return false;
+      }
+      this.end(
+        new SseClosed(
+          "overflow",
+          `More than ${this.#highWaterMark} bytes waited for the client`,
+        ),
+        true,
+      );
+      return false;
+    }
+    this.#controller.enqueue(bytes);
+    return true;
+  }
+
+  // Ends the stream once: `cut` errors it (what waits is discarded and the client sees the
+  // body end early), else it closes after what is queued.
+  end(reason: SseClosed, cut: boolean): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    try {
+      if (cut) this.#controller.error(reason);
+      else this.#controller.close();
+    } catch {
+      // already cancelled by the runtime
+    }
+    this.#abort.abort(reason);
+    this.#resolveClosed();
+  }
+}

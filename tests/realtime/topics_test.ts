@@ -1,0 +1,141 @@
+import assert from "node:assert/strict";
+import {
+  broadcastChannelTransport,
+  createTopics,
+  get,
+  router,
+  sse,
+  type SseStream,
+  TopicsUnavailableError,
+  type WebSocketConnection,
+} from "../../mod.ts";
+import { eventually, withDeadline } from "../_deadline.ts";
+
+Deno.test("createTopics() delivers in publish order, to each subscription once", async () => {
+  const topics = createTopics();
+  const seen: string[] = [];
+  const handler = (message: string, topic: string) => seen.push(`${topic}:${message}`);
+  const first = topics.subscribe("a", handler);
+  topics.subscribe("a", handler); // the same function twice: two subscriptions
+  topics.subscribe("b", handler);
+  for (let i = 0; i < 3; i++) await topics.publish("a", String(i));
+  await topics.publish("b", "x");
+  await topics.publish("c", "nobody");
+  assert.deepEqual(seen, ["a:0", "a:0", "a:1", "a:1", "a:2", "a:2", "b:x"]);
+  first();
+  first(); // a second call does nothing
+  assert.equal(topics.subscribers("a"), 1);
+  await topics.close();
+  await assert.rejects(topics.publish("a", "late"), TopicsUnavailableError);
+});
+
+Deno.test("createTopics() refuses bad topics and messages with clear errors", async () => {
+  const topics = createTopics({ maxMessageBytes: 10 });
+  await assert.rejects(topics.publish("", "x"), /the topic is empty/);
+  await assert.rejects(
+    topics.publish("t".repeat(1_048_576), "x"),
+    /over the 256-byte limit/,
+  );
+  await assert.rejects(
+    topics.publish("t", "é".repeat(6)),
+    /12 bytes, over the 10-byte limit/,
+  );
+  await assert.rejects(
+    topics.publish(null as never, "x"),
+    /topic must be a string/,
+  );
+  assert.throws(
+    () => topics.subscribe("t", "no" as never),
+    /handler must be a function/,
+  );
+  assert.throws(() => createTopics({ maxTopicBytes: 0 }), RangeError);
+});
+
+Deno.test("a throwing subscriber is reported and the others still receive", async () => {
+  const errors: [unknown, string][] = [];
+  const topics = createTopics({
+    onError: (error, topic) => errors.push([error, topic]),
+  });
+  const seen: string[] = [];
+  topics.subscribe("t", () => {
+    throw new Error("gone");
+  });
+  topics.subscribe("t", (message) => seen.push(message));
+  await topics.publish("t", "still delivered");
+  assert.deepEqual(seen, ["still delivered"]);
+  assert.equal((errors[0][0] as Error).message, "gone");
+  assert.equal(errors[0][1], "t");
+});
+
+Deno.test("attach() feeds an SSE stream and ends its subscriptions when the stream ends", async () => {
+  const topics = createTopics();
+  let stream: SseStream | undefined;
+  const app = router([
+    get("/feed", (ctx) =>
+      sse(ctx, async (s) => {
+        stream = s;
+        topics.attach(s, ["a", "b"], {
+          format: (message, topic) => ({ event: topic, data: message }),
+        });
+        await s.closed;
+      })),
+  ]);
+  const res = await app.fetch(new Request("http://localhost/feed"));
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  await eventually(
+    "the handler to attach",
+    () => topics.subscribers("b") === 1,
+  );
+  await topics.publish("a", "one");
+  await topics.publish("b", "two\nlines");
+  let text = "";
+  while (!text.includes("lines")) {
+    text += (await withDeadline(reader.read(), 5_000, "the events")).value;
+  }
+  assert.equal(
+    text,
+    ":\nevent: a\ndata: one\n\nevent: b\ndata: two\ndata: lines\n\n",
+  );
+  await reader.cancel();
+  await eventually(
+    "the subscriptions to end",
+    () => topics.subscribers("a") === 0,
+  );
+  assert.equal(topics.subscribers("b"), 0);
+  assert.equal(stream!.isClosed, true);
+});
+
+Deno.test("attach() drops a WebSocket subscriber whose socket is gone on the next message", async () => {
+  const topics = createTopics();
+  const sent: string[] = [];
+  const socket = {
+    readyState: "open",
+    send: (data: string) => sent.push(data),
+  } as unknown as WebSocketConnection & { readyState: string };
+  topics.attach(socket, ["t"], { format: (message) => `<${message}>` });
+  await topics.publish("t", "1");
+  (socket as { readyState: string }).readyState = "closed";
+  await topics.publish("t", "2");
+  assert.deepEqual(sent, ["<1>"]);
+  assert.equal(topics.subscribers("t"), 0);
+});
+
+Deno.test("broadcastChannelTransport() reaches the other hubs of the channel and its own", async () => {
+  const name = `weft-test-${crypto.randomUUID()}`;
+  const a = createTopics({ transport: broadcastChannelTransport(name) });
+  const b = createTopics({ transport: broadcastChannelTransport(name) });
+  try {
+    const atA: string[] = [];
+    const atB: string[] = [];
+    a.subscribe("t", (message) => atA.push(message));
+    b.subscribe("t", (message) => atB.push(message));
+    for (let i = 0; i < 50; i++) await a.publish("t", String(i));
+    await eventually("50 messages at the other hub", () => atB.length === 50);
+    const expected = Array.from({ length: 50 }, (_, i) => String(i));
+    assert.deepEqual(atA, expected);
+    assert.deepEqual(atB, expected);
+  } finally {
+    await a.close();
+    await b.close();
+  }
+});
