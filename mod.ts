@@ -79,3 +79,10 @@ export {
   staticFiles,
   type StaticFilesOptions,
 } from "./lib/middleware/static_files.ts";
+export {
+  compress,
+  type CompressionLevels,
+  type CompressOptions,
+  type ContentCoding,
+  isCompressible,
+} from "./lib/middleware/compress.ts";

@@ -1,0 +1,323 @@
+/**
+ * `compress()`: compresses response bodies with the best coding the client accepts (br, zstd
+ * where the runtime has it, gzip, deflate).
+ *
+ * @module
+ */
+import { loadCompression } from "../server/deno.ts";
+import type { ContentCoding, RuntimeCompression } from "../server/types.ts";
+import type { Middleware } from "../types.ts";
+import { negotiateEncoding } from "./_accept_encoding.ts";
+import { appendVary, editHeaders } from "./_headers.ts";
+
+export type { ContentCoding };
+
+/** Compression levels per coding. */
+export interface CompressionLevels {
+  /** @default {4} */
+  br?: number;
+  /** @default {3} */
+  zstd?: number;
+  /** @default {6} */
+  gzip?: number;
+  /** @default {6} */
+  deflate?: number;
+}
+
+/** Options of {@linkcode compress}. */
+export interface CompressOptions {
+  /**
+   * The codings to use, preferred first: the client's weights decide, this order breaks ties.
+   * Codings the runtime cannot produce (zstd before Node 22.15) are left out.
+   *
+   * @default {["br", "zstd", "gzip", "deflate"]}
+   */
+  encodings?: readonly ContentCoding[];
+  /**
+   * Bodies smaller than this many bytes are sent as they are (a declared `Content-Length`
+   * decides; a body without one is measured if it is at hand).
+   *
+   * @default {1024}
+   */
+  threshold?: number;
+  /**
+   * Compression levels. Whole bodies and node:zlib streams use them; Deno's
+   * CompressionStream, which streams gzip, deflate and br there, has no level setting.
+   *
+   * @default {{ br: 4, zstd: 3, gzip: 6, deflate: 6 }}
+   */
+  levels?: CompressionLevels;
+  /**
+   * Which `Content-Type`s are compressed (called with the header value). The default takes
+   * `text/*`, JSON (`application/json`, `*+json`), XML (`application/xml`, `*+xml`, SVG
+   * included), JavaScript and WebAssembly, and nothing else: images, audio, video, fonts in
+   * WOFF and archives are already compressed.
+   */
+  filter?: (contentType: string) => boolean;
+}
+
+const DEFAULT_ENCODINGS: readonly ContentCoding[] = ["br", "zstd", "gzip", "deflate"];
+const DEFAULT_LEVELS = { br: 4, zstd: 3, gzip: 6, deflate: 6 } as const;
+/** Bodies at hand up to this size are compressed in one call; larger ones are streamed. */
+const MAX_WHOLE_BYTES = 262_144;
+const COMPRESSIBLE = /* @__PURE__ */ new Set([
+  "application/json",
+  "application/javascript",
+  "application/x-javascript",
+  "application/ecmascript",
+  "application/xml",
+  "application/wasm",
+  "application/x-ndjson",
+]);
+
+function fail(detail: string): never {
+  throw new TypeError(`Cannot create compress(): ${detail}`);
+}
+
+/**
+ * Whether a `Content-Type` is worth compressing: `text/*`, JSON, XML (SVG included),
+ * JavaScript and WebAssembly.
+ *
+ * @param contentType A `Content-Type` value.
+ * @returns Whether {@linkcode compress} compresses it by default.
+ *
+ * @example
+ * ```ts
+ * import { isCompressible } from "./compress.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(isCompressible("application/json; charset=utf-8"), true);
+ * assert.equal(isCompressible("image/svg+xml"), true);
+ * assert.equal(isCompressible("image/png"), false);
+ * ```
+ */
+export function isCompressible(contentType: string): boolean {
+  const semi = contentType.indexOf(";");
+  const type = (semi === -1 ? contentType : contentType.slice(0, semi)).trim().toLowerCase();
+  return type.startsWith("text/") || type.endsWith("+json") || type.endsWith("+xml") ||
+    COMPRESSIBLE.has(type);
+}
+
+/**
+ * Compresses response bodies by the request's `Accept-Encoding` (RFC 9110 §12.5.3: q-values,
+ * `*`, `identity`; the first of `encodings` wins a tie).
+ *
+ * 1. Left as they are: HEAD requests, responses without a body, 1xx, 204, 206 and 304,
+ *    responses that already have a `Content-Encoding` (precompressed files of
+ *    `staticFiles({ precompressed: true })` keep their priority) or a `Content-Range`,
+ *    `Cache-Control: no-transform`, types the filter refuses and bodies below the threshold.
+ * 2. Every other response gets `Vary: Accept-Encoding` (merged with the `Vary` it has), also
+ *    when the client accepts no coding.
+ * 3. A body at hand (a string, bytes, JSON; up to 256 KiB) is compressed in one call and gets
+ *    its new `Content-Length`. A streamed body is compressed as it streams, flushed after every
+ *    chunk so that server-sent events still arrive one by one, without `Content-Length`.
+ * 4. A strong `ETag` becomes weak (`W/"…"`): the compressed bytes differ, but the app's
+ *    validator still matches with the weak comparison of `If-None-Match`. A 304 for a request
+ *    that named the weak form gets the weak form back. `Accept-Ranges` is removed.
+ *
+ * Request bodies are never decompressed.
+ *
+ * @param options Codings, threshold, levels and the type filter.
+ * @returns The middleware.
+ * @throws {TypeError} When an option is invalid.
+ *
+ * @example Compress JSON for clients that accept gzip
+ * ```ts
+ * import { chain, compress, get, router } from "../../mod.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const items = Array.from({ length: 100 }, (_, id) => ({ id, name: `item ${id}` }));
+ * const app = chain([compress()], router([get("/items", (ctx) => ctx.json(items))]));
+ * const res = await app.fetch(
+ *   new Request("http://localhost/items", { headers: { "accept-encoding": "gzip" } }),
+ * );
+ * assert.equal(res.headers.get("content-encoding"), "gzip");
+ * assert.equal(res.headers.get("vary"), "Accept-Encoding");
+ * const plain = res.body!.pipeThrough(new DecompressionStream("gzip"));
+ * assert.deepEqual(JSON.parse(await new Response(plain).text()), items);
+ * ```
+ */
+export function compress(options?: CompressOptions): Middleware;
+export function compress(options: CompressOptions = {}): Middleware {
+  // 1. options, checked once
+  if (typeof options !== "object" || options === null) fail("options must be an object");
+  const wanted = options.encodings ?? DEFAULT_ENCODINGS;
+  for (const coding of wanted) {
+    if (!DEFAULT_ENCODINGS.includes(coding)) fail(`unknown coding ${JSON.stringify(coding)}`);
+  }
+  const threshold = options.threshold ?? 1024;
+  if (!Number.isSafeInteger(threshold) || threshold < 0) {
+    fail(`threshold must be a non-negative integer, got ${String(threshold)}`);
+  }
+  const levels = { ...DEFAULT_LEVELS, ...options.levels };
+  for (const [coding, level] of Object.entries(levels)) {
+    if (!Number.isInteger(level)) fail(`levels.${coding} must be an integer`);
+  }
+  const filter = options.filter ?? isCompressible;
+  if (typeof filter !== "function") fail("filter must be a function");
+
+  let runtime: RuntimeCompression | undefined;
+  let available: readonly ContentCoding[] = [];
+  let loading: Promise<void> | undefined;
+  function load(): Promise<void> {
+    return loading ??= loadCompression().then((loaded) => {
+      runtime = loaded;
+      available = wanted.filter((coding) => loaded.codings.includes(coding));
+    });
+  }
+
+  // 2. whether the response may be compressed at all (and so varies by Accept-Encoding)
+  function eligible(res: Response): boolean {
+    const { status, headers } = res;
+    if (status < 200 || status === 204 || status === 206 || status === 304) return false;
+    if (headers.has("content-encoding") || headers.has("content-range")) return false;
+    const type = headers.get("content-type");
+    if (type === null || !filter(type)) return false;
+    const cacheControl = headers.get("cache-control");
+    if (cacheControl !== null && cacheControl.toLowerCase().includes("no-transform")) return false;
+    const length = headers.get("content-length");
+    return length === null || Number(length) >= threshold;
+  }
+
+  return async function compress(ctx, next) {
+    const accept = ctx.header("accept-encoding");
+    const head = ctx.req.method === "HEAD";
+    let res = await next();
+    if (res.status === 304) return weakenNotModified(res, ctx.header("if-none-match"));
+    // (res.body is not read before it is needed: on Deno, reading it turns a body at hand into
+    // a stream, which is then sent chunked instead of with its Content-Length)
+    if (!eligible(res)) return res;
+    res = editHeaders(res, (headers) => appendVary(headers, "Accept-Encoding"));
+    if (head) return res;
+    if (runtime === undefined) await load();
+    const coding = negotiateEncoding(accept, available);
+    if (coding === null) return res;
+    const level = levels[coding];
+    const compression = runtime!;
+
+    // 3. a body at hand is compressed whole; anything else streams
+    const body = res.body;
+    if (body === null) return res;
+    const declared = res.headers.get("content-length");
+    const reader = body.getReader();
+    const ahead = declared !== null && Number(declared) > MAX_WHOLE_BYTES
+      ? { chunks: [], total: 0, done: false, pending: undefined }
+      : await readAhead(reader, MAX_WHOLE_BYTES);
+    if (ahead.done) {
+      const whole = join(ahead.chunks, ahead.total);
+      if (whole.byteLength < threshold) return new Response(whole, res);
+      const out = compression.compress(coding, whole, level);
+      return encoded(res, coding, out, String(out.byteLength));
+    }
+    const source = resume(reader, ahead.chunks, ahead.pending);
+    return encoded(res, coding, source.pipeThrough(compression.stream(coding, level)), null);
+  };
+}
+
+// 4. the new response: the coding, the length or none, a weak ETag, no ranges
+function encoded(
+  res: Response,
+  coding: ContentCoding,
+  body: BodyInit,
+  length: string | null,
+): Response {
+  const headers = new Headers(res.headers);
+  headers.set("content-encoding", coding);
+  if (length === null) headers.delete("content-length");
+  else headers.set("content-length", length);
+  headers.delete("accept-ranges");
+  const etag = headers.get("etag");
+  if (etag !== null && etag.startsWith('"')) headers.set("etag", `W/${etag}`);
+  return new Response(body, { status: res.status, statusText: res.statusText, headers });
+}
+
+function weakenNotModified(res: Response, ifNoneMatch: string | null): Response {
+  const etag = res.headers.get("etag");
+  if (etag === null || ifNoneMatch === null || !etag.startsWith('"')) return res;
+  if (!ifNoneMatch.includes(`W/${etag}`)) return res;
+  return editHeaders(res, (headers) => headers.set("etag", `W/${etag}`));
+}
+
+interface Ahead {
+  chunks: Uint8Array[];
+  total: number;
+  /** Whether the chunks are the whole body. */
+  done: boolean;
+  /** A read that had not settled when reading ahead stopped; the stream resumes with it. */
+  pending: Promise<ReadableStreamReadResult<Uint8Array>> | undefined;
+}
+
+// A body built from a string or bytes is read to its end within a few microtasks; a streamed
+// one (server-sent events) is not, and reading ahead must not wait for its next chunk. So each
+// read after the first is raced against a short run of microtasks; whatever loses is kept.
+async function readAhead(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  max: number,
+): Promise<Ahead> {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  let first = true;
+  while (total <= max) {
+    const read = reader.read();
+    const result = first ? await read : await settledSoon(read);
+    first = false;
+    if (result === undefined) return { chunks, total, done: false, pending: read };
+    if (result.done) return { chunks, total, done: true, pending: undefined };
+    chunks.push(result.value);
+    total += result.value.byteLength;
+  }
+  return { chunks, total, done: false, pending: undefined };
+}
+
+const TICKS = 4;
+
+async function settledSoon<T>(promise: Promise<T>): Promise<T | undefined> {
+  let settled = false;
+  let value: T | undefined;
+  promise.then((v) => {
+    settled = true;
+    value = v;
+  }, () => {
+    settled = true; // the stream's error surfaces when the pending read is used
+  });
+  for (let i = 0; i < TICKS && !settled; i++) await null;
+  return value;
+}
+
+function join(chunks: Uint8Array[], total: number): Uint8Array<ArrayBuffer> {
+  if (chunks.length === 1 && chunks[0].buffer instanceof ArrayBuffer) {
+    return chunks[0] as Uint8Array<ArrayBuffer>;
+  }
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
+}
+
+// The body again: the chunks read ahead, the read left pending, then the rest of the reader.
+function resume(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  chunks: Uint8Array[],
+  pending: Promise<ReadableStreamReadResult<Uint8Array>> | undefined,
+): ReadableStream<Uint8Array> {
+  let index = 0;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (index < chunks.length) {
+        controller.enqueue(chunks[index++]);
+        return;
+      }
+      const read = pending ?? reader.read();
+      pending = undefined;
+      const result = await read;
+      if (result.done) controller.close();
+      else controller.enqueue(result.value);
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  }, { highWaterMark: 0 });
+}
