@@ -86,3 +86,4 @@ export {
   type ContentCoding,
   isCompressible,
 } from "./lib/middleware/compress.ts";
+export { timeout } from "./lib/middleware/timeout.ts";

@@ -9,6 +9,7 @@ import type { ContentCoding, RuntimeCompression } from "../server/types.ts";
 import type { Middleware } from "../types.ts";
 import { negotiateEncoding } from "./_accept_encoding.ts";
 import { appendVary, editHeaders } from "./_headers.ts";
+import { join, readAhead, resume } from "./_read_ahead.ts";
 
 export type { ContentCoding };
 
@@ -236,88 +237,4 @@ function weakenNotModified(res: Response, ifNoneMatch: string | null): Response 
   if (etag === null || ifNoneMatch === null || !etag.startsWith('"')) return res;
   if (!ifNoneMatch.includes(`W/${etag}`)) return res;
   return editHeaders(res, (headers) => headers.set("etag", `W/${etag}`));
-}
-
-interface Ahead {
-  chunks: Uint8Array[];
-  total: number;
-  /** Whether the chunks are the whole body. */
-  done: boolean;
-  /** A read that had not settled when reading ahead stopped; the stream resumes with it. */
-  pending: Promise<ReadableStreamReadResult<Uint8Array>> | undefined;
-}
-
-// A body built from a string or bytes is read to its end within a few microtasks; a streamed
-// one (server-sent events) is not, and reading ahead must not wait for its next chunk. So each
-// read after the first is raced against a short run of microtasks; whatever loses is kept.
-async function readAhead(
-  reader: ReadableStreamDefaultReader<Uint8Array>,
-  max: number,
-): Promise<Ahead> {
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  let first = true;
-  while (total <= max) {
-    const read = reader.read();
-    const result = first ? await read : await settledSoon(read);
-    first = false;
-    if (result === undefined) return { chunks, total, done: false, pending: read };
-    if (result.done) return { chunks, total, done: true, pending: undefined };
-    chunks.push(result.value);
-    total += result.value.byteLength;
-  }
-  return { chunks, total, done: false, pending: undefined };
-}
-
-const TICKS = 4;
-
-async function settledSoon<T>(promise: Promise<T>): Promise<T | undefined> {
-  let settled = false;
-  let value: T | undefined;
-  promise.then((v) => {
-    settled = true;
-    value = v;
-  }, () => {
-    settled = true; // the stream's error surfaces when the pending read is used
-  });
-  for (let i = 0; i < TICKS && !settled; i++) await null;
-  return value;
-}
-
-function join(chunks: Uint8Array[], total: number): Uint8Array<ArrayBuffer> {
-  if (chunks.length === 1 && chunks[0].buffer instanceof ArrayBuffer) {
-    return chunks[0] as Uint8Array<ArrayBuffer>;
-  }
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
-}
-
-// The body again: the chunks read ahead, the read left pending, then the rest of the reader.
-function resume(
-  reader: ReadableStreamDefaultReader<Uint8Array>,
-  chunks: Uint8Array[],
-  pending: Promise<ReadableStreamReadResult<Uint8Array>> | undefined,
-): ReadableStream<Uint8Array> {
-  let index = 0;
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      if (index < chunks.length) {
-        controller.enqueue(chunks[index++]);
-        return;
-      }
-      const read = pending ?? reader.read();
-      pending = undefined;
-      const result = await read;
-      if (result.done) controller.close();
-      else controller.enqueue(result.value);
-    },
-    cancel(reason) {
-      return reader.cancel(reason);
-    },
-  }, { highWaterMark: 0 });
 }
