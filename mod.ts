@@ -79,11 +79,4 @@ export {
   staticFiles,
   type StaticFilesOptions,
 } from "./lib/middleware/static_files.ts";
-export {
-  compress,
-  type CompressionLevels,
-  type CompressOptions,
-  type ContentCoding,
-  isCompressible,
-} from "./lib/middleware/compress.ts";
 export { timeout } from "./lib/middleware/timeout.ts";

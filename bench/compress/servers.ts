@@ -8,7 +8,8 @@
 // cost of everything around it).
 import { Hono } from "hono";
 import { compress as honoCompress } from "hono/compress";
-import { chain, compress, get, router, serve } from "../../mod.ts";
+import { chain, get, router, serve } from "../../mod.ts";
+import { compress } from "../../lib/middleware/compress.ts";
 
 const [kind, portArg, file, levelArg] = Deno.args;
 const port = Number(portArg);

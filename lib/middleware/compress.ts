@@ -1,6 +1,7 @@
 /**
  * `compress()`: compresses response bodies with the best coding the client accepts (br, zstd
- * where the runtime has it, gzip, deflate).
+ * where the runtime has it, gzip, deflate). Its own entry point (`weft/compress`), so that
+ * apps that do not compress carry none of it.
  *
  * @module
  */
@@ -124,7 +125,8 @@ export function isCompressible(contentType: string): boolean {
  *
  * @example Compress JSON for clients that accept gzip
  * ```ts
- * import { chain, compress, get, router } from "../../mod.ts";
+ * import { chain, get, router } from "../../mod.ts";
+ * import { compress } from "./compress.ts";
  * import assert from "node:assert/strict";
  *
  * const items = Array.from({ length: 100 }, (_, id) => ({ id, name: `item ${id}` }));

@@ -14,7 +14,6 @@ import { sameOriginPath } from "../http/same_origin_path.ts";
 import { fs } from "../server/deno.ts";
 import type { Middleware, Next } from "../types.ts";
 import { clock, type Entry, FileCache, type ResolveConfig } from "./_static_cache.ts";
-import { appendVary } from "./_headers.ts";
 
 /** Options of the in-memory cache of {@linkcode staticFiles}. */
 export interface StaticCacheOptions {
@@ -370,7 +369,10 @@ export function staticFiles(options: StaticFilesOptions): Middleware {
       await res.body?.cancel();
     }
     const res = await answer(ctx, next, fallback!, cache.get(fallback!), false);
-    appendVary(res.headers, "Accept");
+    // (not appendVary() of _headers.ts: a module shared with the lazily loaded engine costs the
+    // core bundle an initialisation call; the engine's Vary never lists Accept)
+    const vary = res.headers.get("vary");
+    res.headers.set("vary", vary === null ? "Accept" : `${vary}, Accept`);
     return res;
   }
 

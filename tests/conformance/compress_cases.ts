@@ -73,7 +73,8 @@ export const compressCases: Record<string, (env: Env) => Promise<void>> = {
   async "compress(): curl --compressed decodes br, zstd, gzip and deflate on every protocol"(
     env,
   ) {
-    const { chain, compress, get, router } = env.weft;
+    const { chain, get, router } = env.weft;
+    const { compress } = env.compress;
     const app = chain([compress()], router([get("/items", (ctx) => ctx.json(ITEMS))]));
     const expected = JSON.stringify(ITEMS);
     await withServer(env, app, async (http, https) => {
@@ -105,7 +106,8 @@ export const compressCases: Record<string, (env: Env) => Promise<void>> = {
   async "compress(): a streamed body arrives chunk by chunk, each decoded before the next is written"(
     env,
   ) {
-    const { chain, compress, get, router } = env.weft;
+    const { chain, get, router } = env.weft;
+    const { compress } = env.compress;
     let seen: (i: number) => void = () => {};
     const app = chain(
       [compress()],
@@ -144,7 +146,8 @@ export const compressCases: Record<string, (env: Env) => Promise<void>> = {
   async "compress(): leaves images, 206, 304, HEAD, no-transform, small and precompressed bodies alone"(
     env,
   ) {
-    const { chain, compress, get, router, staticFiles } = env.weft;
+    const { chain, get, router, staticFiles } = env.weft;
+    const { compress } = env.compress;
     const root = mkdtempSync(join(tmpdir(), "weft-compress-"));
     const css = "body { color: red }\n".repeat(200);
     writeFileSync(join(root, "app.css"), css);

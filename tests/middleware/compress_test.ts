@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { brotliDecompressSync, gunzipSync, inflateSync, zstdDecompressSync } from "node:zlib";
-import { chain, compress, type CompressOptions, get, router } from "../../mod.ts";
+import { chain, get, router } from "../../mod.ts";
+import { compress, type CompressOptions } from "../../lib/middleware/compress.ts";
 import { negotiateEncoding } from "../../lib/middleware/_accept_encoding.ts";
 
 const TEXT = "lorem ipsum dolor sit amet ".repeat(200);

@@ -7,6 +7,7 @@ import { Agent, fetch as undiciFetch } from "undici";
 import { WebSocket } from "ws";
 import * as weft from "weft";
 import * as wsgi from "weft/wsgi";
+import * as compress from "weft/compress";
 import {
   conformanceApp,
   CURL_FLAGS,
@@ -54,6 +55,7 @@ export function startEnv(): { env: NodeEnv; stop(): Promise<void> } {
   const env: NodeEnv = {
     weft: weft as unknown as Env["weft"],
     wsgi: wsgi as unknown as Env["wsgi"],
+    compress: compress as unknown as Env["compress"],
     http: `http://127.0.0.1:${plain.addr.port}`,
     https: `https://localhost:${tls.addr.port}`,
     caFile,
