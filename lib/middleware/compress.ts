@@ -16,13 +16,29 @@ export type { ContentCoding };
 
 /** Compression levels per coding. */
 export interface CompressionLevels {
-  /** @default {4} */
+  /**
+   * Brotli quality, 0–11 (its own default, 11, is for build-time compression).
+   *
+   * @default {4}
+   */
   br?: number;
-  /** @default {3} */
+  /**
+   * zstd level, 1–22.
+   *
+   * @default {3}
+   */
   zstd?: number;
-  /** @default {6} */
+  /**
+   * gzip level, 1–9.
+   *
+   * @default {6}
+   */
   gzip?: number;
-  /** @default {6} */
+  /**
+   * deflate (zlib format) level, 1–9.
+   *
+   * @default {6}
+   */
   deflate?: number;
 }
 

@@ -81,6 +81,7 @@ export interface MultipartOptions {
 
 /** A part without a filename: a form field, its value decoded as UTF-8. */
 export interface MultipartField {
+  /** What the part is. */
   readonly kind: "field";
   /** The field name from `Content-Disposition`. */
   readonly name: string;
@@ -92,6 +93,7 @@ export interface MultipartField {
 
 /** A part with a filename: an uploaded file, its bytes as a stream. */
 export interface MultipartFile {
+  /** What the part is. */
   readonly kind: "file";
   /** The field name from `Content-Disposition`. */
   readonly name: string;
