@@ -76,13 +76,17 @@ export function parseContentDisposition(value: string): ContentDisposition {
     if (i >= length || value.charCodeAt(i) !== 0x3d) continue; // a name without a value
     i++;
     while (i < length && isOws(value.charCodeAt(i))) i++;
-    // 2. a quoted string (backslash escapes one character) or a token up to ";"
+    // 2. a quoted string or a token up to ";". A backslash escapes only `"` and `\`: browsers
+    //    and curl send file names with backslashes as they are (the HTML form encoding escapes
+    //    `"`, CR and LF as %22, %0D, %0A instead), so `C:\x\y` must keep its separators for
+    //    sanitizeFilename() to find the last component
     let raw: string;
     if (value.charCodeAt(i) === 0x22) {
       raw = "";
       i++;
       while (i < length && value.charCodeAt(i) !== 0x22) {
-        if (value.charCodeAt(i) === 0x5c && i + 1 < length) i++;
+        const next = value.charCodeAt(i + 1);
+        if (value.charCodeAt(i) === 0x5c && (next === 0x22 || next === 0x5c)) i++;
         raw += value[i++];
       }
       i++; // the closing quote

@@ -2,6 +2,7 @@
 import * as weft from "../../mod.ts";
 import * as wsgi from "../../wsgi/mod.ts";
 import * as compress from "../../lib/middleware/compress.ts";
+import * as multipart from "../../lib/multipart/mod.ts";
 import { runChild } from "../_child.ts";
 import { withDeadline } from "../_deadline.ts";
 import { cases, conformanceApp, CURL_FLAGS, type Env, parseCurl } from "./suite.ts";
@@ -45,6 +46,7 @@ Deno.test("conformance on Deno", async (t) => {
     weft,
     wsgi,
     compress,
+    multipart,
     http: `http://127.0.0.1:${plain.addr.port}`,
     https: `https://localhost:${tls.addr.port}`,
     caFile,

@@ -217,6 +217,21 @@ Deno.test("multipart() reads a browser's FormData, with RFC 7578 names and filen
   }
 });
 
+Deno.test("multipart() keeps backslashes of a file name sent as browsers and curl send it", async () => {
+  const body = encoder.encode(
+    '--b\r\nContent-Disposition: form-data; name="f"; filename="C:\\x\\y"\r\n\r\nz\r\n' +
+      '--b\r\nContent-Disposition: form-data; name="g"; filename="a\\"b\\\\c"\r\n\r\nz\r\n--b--',
+  );
+  const names: string[][] = [];
+  for await (const part of multipart(request(body, "b"))) {
+    if (part.kind === "file") {
+      names.push([part.rawFilename, part.filename]);
+      await part.stream.cancel();
+    }
+  }
+  assert.deepEqual(names, [["C:\\x\\y", "y"], ['a"b\\c', "c"]]);
+});
+
 Deno.test("sanitizeFilename() keeps one path component without control characters", () => {
   assert.equal(sanitizeFilename("../../etc/passwd"), "passwd");
   assert.equal(sanitizeFilename("C:\\x\\y"), "y");
