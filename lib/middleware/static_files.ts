@@ -14,6 +14,7 @@ import { sameOriginPath } from "../http/same_origin_path.ts";
 import { fs } from "../server/deno.ts";
 import type { Middleware, Next } from "../types.ts";
 import { clock, type Entry, FileCache, type ResolveConfig } from "./_static_cache.ts";
+import { acceptsHtml, fallbackKey, fileName } from "./_static_spa.ts";
 
 /** Options of the in-memory cache of {@linkcode staticFiles}. */
 export interface StaticCacheOptions {
@@ -149,37 +150,6 @@ function normalizePrefix(prefix: unknown): string {
   let p = trimTrailingSlashes(encodeURI(prefix));
   if (p !== "" && !p.startsWith("/")) p = `/${p}`;
   return p;
-}
-
-function fileName(name: string, value: unknown): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== "string" || value === "" || value === "." || value === "..") {
-    fail(`${name} must be a file name, got ${JSON.stringify(value)}`);
-  }
-  if (/[/\\\0]/.test(value)) fail(`${name} must be a plain file name: ${JSON.stringify(value)}`);
-  return value;
-}
-
-function fallbackKey(value: unknown): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== "string") fail("fallback must be a path below the root");
-  const segments = fileSegments(encodeURI(value.startsWith("/") ? value : `/${value}`), {
-    decode: true,
-  });
-  if (typeof segments === "string") fail(`fallback must name a file below the root: ${value}`);
-  return "/" + segments.join("/");
-}
-
-// Whether an Accept header lists text/html (RFC 9110 §12.5.1; `*/*` alone does not count: a
-// fetch() call sends it and wants no HTML page).
-function acceptsHtml(accept: string | null): boolean {
-  if (accept === null) return false;
-  for (const range of accept.toLowerCase().split(",")) {
-    const semi = range.indexOf(";");
-    if ((semi === -1 ? range : range.slice(0, semi)).trim() !== "text/html") continue;
-    return !/;\s*q\s*=\s*0(?:\.0*)?\s*(?:;|$)/.test(range); // text/html;q=0 refuses it
-  }
-  return false;
 }
 
 function compileImmutable(test: StaticFilesOptions["immutable"]): (path: string) => boolean {
