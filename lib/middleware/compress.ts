@@ -214,14 +214,15 @@ export function compress(options: CompressOptions = {}): Middleware {
     const level = levels[coding];
     const compression = runtime!;
 
-    // 3. a body at hand is compressed whole; anything else streams
+    // 3. a body at hand is compressed whole; anything else streams, and its headers go out
+    //    before its first chunk (an event stream's first event may come much later)
     const body = res.body;
     if (body === null) return res;
     const declared = res.headers.get("content-length");
     const reader = body.getReader();
     const ahead = declared !== null && Number(declared) > MAX_WHOLE_BYTES
       ? { chunks: [], total: 0, done: false, pending: undefined }
-      : await readAhead(reader, MAX_WHOLE_BYTES);
+      : await readAhead(reader, MAX_WHOLE_BYTES, false);
     if (ahead.done) {
       const whole = join(ahead.chunks, ahead.total);
       if (whole.byteLength < threshold) return new Response(whole, res);

@@ -3,6 +3,7 @@ import { brotliDecompressSync, gunzipSync, inflateSync, zstdDecompressSync } fro
 import { chain, get, router } from "../../mod.ts";
 import { compress, type CompressOptions } from "../../lib/middleware/compress.ts";
 import { negotiateEncoding } from "../../lib/middleware/_accept_encoding.ts";
+import { withDeadline } from "../_deadline.ts";
 
 const TEXT = "lorem ipsum dolor sit amet ".repeat(200);
 
@@ -175,4 +176,28 @@ Deno.test("compress() refuses invalid options", () => {
   assert.throws(() => compress({ threshold: -1 }), /threshold/);
   assert.throws(() => compress({ encodings: ["lzma" as "gzip"] }), /unknown coding/);
   assert.throws(() => compress({ levels: { gzip: 1.5 } }), /levels.gzip/);
+});
+
+Deno.test("compress() answers before a stream's first chunk, which may come much later", async () => {
+  let release: () => void = () => {};
+  const later = new Promise<void>((resolve) => release = resolve);
+  const handler = app({}, () => {
+    const body = new ReadableStream<Uint8Array>({
+      async start(controller) {
+        await later;
+        controller.enqueue(new TextEncoder().encode(TEXT));
+        controller.close();
+      },
+    });
+    return new Response(body, { headers: { "content-type": "text/event-stream" } });
+  });
+  const res = await withDeadline( // resolves before release()
+    fetchWith(handler, { "accept-encoding": "gzip" }),
+    10_000,
+    "the response before its first chunk",
+  );
+  assert.equal(res.headers.get("content-encoding"), "gzip");
+  release();
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  assert.equal(new TextDecoder().decode(gunzipSync(bytes)), TEXT);
 });
