@@ -177,3 +177,4 @@ export {
   type TopicTransport,
   type Unsubscribe,
 } from "./lib/realtime/topics.ts";
+export { timeout } from "./lib/middleware/timeout.ts";

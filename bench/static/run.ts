@@ -8,9 +8,11 @@
 // stime), steadier than requests/s on a shared machine, and the load average while measuring.
 //
 //   deno run -A bench/static/run.ts [--seconds 5] [--warmup 2] [--rounds 3] [--only weft,nginx]
-//                                   [--text]
+//                                   [--text] [--cases "1 KiB,1 KiB text,304"]
 // --text fills the files with ASCII text instead of random bytes (text assets: Weft keeps a
-// cached UTF-8 file as a string, which Deno sends without copying it per response).
+// cached UTF-8 file as a string, which Deno sends without copying it per response). The
+// "1 KiB text" case is a UTF-8 text file in every run, so that one run compares a text file
+// with nginx and a binary one with `mem`, Deno's ceiling; --cases runs only the cases named.
 //
 // nginx runs with one process (master_process off, so its PID is the one doing the work),
 // sendfile on, access_log off, from a config written to a temp dir. Every process started
@@ -32,12 +34,17 @@ type Kind = typeof ALL_KINDS[number];
 const KINDS: readonly Kind[] = onlyIndex === -1
   ? ALL_KINDS
   : ALL_KINDS.filter((k) => args[onlyIndex + 1].split(",").includes(k));
-const CASES = [
+const ALL_CASES = [
   { name: "1 KiB", file: "1k.bin", size: 1024 },
+  { name: "1 KiB text", file: "1k.txt", size: 1024, text: true },
   { name: "64 KiB", file: "64k.bin", size: 65_536 },
   { name: "4 MiB", file: "4m.bin", size: 4_194_304 },
   { name: "304", file: "1k.bin", size: 1024, revalidate: true },
 ] as const;
+const casesIndex = args.indexOf("--cases");
+const CASES = casesIndex === -1
+  ? ALL_CASES
+  : ALL_CASES.filter((c) => args[casesIndex + 1].split(",").includes(c.name));
 // each case: warm-up + measurement + slack, per server, per round; plus start-up
 const DEADLINE = Date.now() +
   (ROUNDS * KINDS.length * (CASES.length * (SECONDS + WARMUP + 10) + 30) + 60) * 1000;
@@ -45,10 +52,11 @@ const DEADLINE = Date.now() +
 const dir = await Deno.makeTempDir({ prefix: "weft-static-bench-" });
 const root = `${dir}/root`;
 await Deno.mkdir(root);
-for (const { file, size } of CASES) {
+for (const c of ALL_CASES) {
+  const { file, size } = c;
   const bytes = new Uint8Array(size);
   for (let i = 0; i < size; i += 65_536) crypto.getRandomValues(bytes.subarray(i, i + 65_536));
-  if (TEXT) { for (let i = 0; i < size; i++) bytes[i] = 0x20 + (bytes[i] % 95); }
+  if (TEXT || "text" in c) { for (let i = 0; i < size; i++) bytes[i] = 0x20 + (bytes[i] % 95); }
   await Deno.writeFile(`${root}/${file}`, bytes);
 }
 

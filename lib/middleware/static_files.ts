@@ -10,10 +10,12 @@
 import type { Context } from "../context.ts";
 import { fileSegments, rootBase, trimTrailingSlashes } from "../http/file_path.ts";
 import { problem } from "../http/problem.ts";
+import { sameOriginPath } from "../http/same_origin_path.ts";
 import { fs } from "../server/deno.ts";
 import type { Middleware, Next } from "../types.ts";
 import { parseList } from "./_headers.ts";
 import { clock, type Entry, FileCache, type ResolveConfig } from "./_static_cache.ts";
+import { acceptsHtml, fallbackKey, fileName } from "./_static_spa.ts";
 
 /** Options of the in-memory cache of {@linkcode staticFiles}. */
 export interface StaticCacheOptions {
@@ -94,6 +96,29 @@ export interface StaticFilesOptions {
    * @default {false}
    */
   fallthrough?: boolean;
+  /**
+   * The file served for a directory (`index.html`): `/docs/` serves `docs/index.html`, and
+   * `/docs`, when `docs/index.html` exists, is redirected with 308 to `/docs/` (the query kept;
+   * the `Location` is always a path on the same origin, whatever slashes the request began
+   * with). A plain file name, without `/`. Without it, directories are 404.
+   */
+  index?: string;
+  /**
+   * The file served, with 200, for requests that match no file: the entry page of a
+   * single-page app (`index.html`), a path below the root. Only for GET and HEAD requests whose
+   * `Accept` lists `text/html` (browser navigations, not `fetch()` calls), whose last path
+   * segment has no dot (`/users/7`, not `/app.js`), and whose path is outside
+   * {@linkcode StaticFilesOptions.fallbackExclude}. With `fallthrough`, `next()` answers first
+   * and the fallback replaces only its 404. The answer carries `Vary: Accept`.
+   */
+  fallback?: string;
+  /**
+   * Path prefixes that never get the fallback (matched on whole segments of the request path:
+   * `/api` covers `/api` and `/api/users`, not `/apidocs`).
+   *
+   * @default {[]}
+   */
+  fallbackExclude?: readonly string[];
   /**
    * The in-memory cache of small files and of metadata, or `false` to check the file system
    * and stream every file on every request.
@@ -213,6 +238,10 @@ export function staticFiles(options: StaticFilesOptions): Middleware {
   }
   const precompressed = options.precompressed === true;
   const fallthrough = options.fallthrough === true;
+  const index = fileName("index", options.index);
+  const indexSuffix = index === undefined ? "" : encodeURIComponent(index);
+  const fallback = fallbackKey(options.fallback);
+  const excluded = (options.fallbackExclude ?? []).map(normalizePrefix);
   const cacheOptions = options.cache === undefined ? {} : options.cache;
   if (cacheOptions !== false && (typeof cacheOptions !== "object" || cacheOptions === null)) {
     fail("cache must be an object or false");
@@ -285,8 +314,48 @@ export function staticFiles(options: StaticFilesOptions): Middleware {
     status: 400 | 404,
     detail: string,
   ): Response | Promise<Response> {
+    if (status === 404 && fallback !== undefined && wantsFallback(ctx)) {
+      return serveFallback(ctx, next);
+    }
     if (fallthrough) return next();
     return problem({ status, detail, instance: ctx.path });
+  }
+
+  // A navigation to a client-side route: not a file-looking path, not an excluded prefix.
+  function wantsFallback(ctx: Context): boolean {
+    const path = ctx.path;
+    if (path.lastIndexOf(".") > path.lastIndexOf("/")) return false;
+    for (const prefix of excluded) {
+      if (
+        path.startsWith(prefix) &&
+        (path.length === prefix.length || path.charCodeAt(prefix.length) === 0x2f)
+      ) return false;
+    }
+    return acceptsHtml(ctx.header("accept"));
+  }
+
+  async function serveFallback(ctx: Context, next: Next): Promise<Response> {
+    if (fallthrough) {
+      const res = await next();
+      if (res.status !== 404) return res;
+      await res.body?.cancel();
+    }
+    const res = await answer(ctx, next, fallback!, cache.get(fallback!), false);
+    // (not appendVary() of _headers.ts: a module shared with the lazily loaded engine costs the
+    // core bundle an initialisation call; the engine's Vary never lists Accept)
+    const vary = res.headers.get("vary");
+    res.headers.set("vary", vary === null ? "Accept" : `${vary}, Accept`);
+    return res;
+  }
+
+  // A directory without its trailing slash: 308 to the slash form when it has the index file.
+  async function toDirectory(ctx: Context, next: Next, key: string): Promise<Response> {
+    const entry = await load(`${key === "/" ? "" : key}/${index}`, null);
+    if (entry === null) return miss(ctx, next, 404, "No file matches the path");
+    const url = ctx.req.url;
+    const query = url.indexOf("?");
+    const location = sameOriginPath(`${ctx.path}/`) + (query === -1 ? "" : url.slice(query));
+    return new Response(null, { status: 308, headers: { location } });
   }
 
   async function serveLoaded(
@@ -294,10 +363,15 @@ export function staticFiles(options: StaticFilesOptions): Middleware {
     next: Next,
     key: string,
     previous: Entry | null,
+    direct = true,
   ): Promise<Response> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const entry = await load(key, previous);
-      if (entry === null) return miss(ctx, next, 404, "No file matches the path");
+      if (entry === null) {
+        if (!direct) return problem({ status: 404, detail: "No file matches the path" });
+        if (index !== undefined && key !== fallback) return toDirectory(ctx, next, key);
+        return miss(ctx, next, 404, "No file matches the path");
+      }
       const res = await engine!.respond(entry, ctx.req, config!);
       if (res !== null) return res;
       previous = null; // the file changed on disk after it was checked: look again
@@ -312,12 +386,15 @@ export function staticFiles(options: StaticFilesOptions): Middleware {
     next: Next,
     key: string,
     entry: Entry | undefined,
+    direct = true,
   ): Response | Promise<Response> {
-    if (entry === undefined) return serveLoaded(ctx, next, key, null);
-    if (clock.now() - entry.checkedAt >= revalidateMs) return serveLoaded(ctx, next, key, entry);
+    if (entry === undefined) return serveLoaded(ctx, next, key, null, direct);
+    if (clock.now() - entry.checkedAt >= revalidateMs) {
+      return serveLoaded(ctx, next, key, entry, direct);
+    }
     const res = engine!.respond(entry, ctx.req, config!);
     if (res instanceof Response) return res;
-    return res.then((value) => value ?? serveLoaded(ctx, next, key, null));
+    return res.then((value) => value ?? serveLoaded(ctx, next, key, null, direct));
   }
 
   return function staticFiles(ctx, next) {
@@ -339,8 +416,12 @@ export function staticFiles(options: StaticFilesOptions): Middleware {
       if (entry !== undefined) return answer(ctx, next, rest, entry);
     }
 
-    // 3. path safety, in pillarjs/send's order
-    const segments = fileSegments(rest, { decode: true });
+    // 3. path safety, in pillarjs/send's order; a directory path gets its index file
+    let segments = fileSegments(rest, { decode: true });
+    if (segments === "directory" && index !== undefined) {
+      if (rest === "") return toDirectory(ctx, next, "/");
+      segments = fileSegments(`${rest}/${indexSuffix}`, { decode: true });
+    }
     if (typeof segments === "string") {
       if (segments === "malformed") {
         return miss(ctx, next, 400, "The path has a malformed escape or is not UTF-8");

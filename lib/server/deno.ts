@@ -8,6 +8,7 @@ import type {
   ConnInfo,
   FetchFunction,
   FileStat,
+  LoadCompression,
   OpenFile,
   Runtime,
   RuntimeFs,
@@ -372,6 +373,13 @@ export function stderrIsTerminal(): boolean {
 export function writeStderr(line: string): void {
   Deno.stderr.writeSync(new TextEncoder().encode(line));
 }
+
+/**
+ * Loads Deno's compression (CompressionStream for streams, node:zlib for whole bodies) on
+ * first use, so that apps that never compress load none of it.
+ */
+export const loadCompression: LoadCompression = () =>
+  import("./_deno_compression.ts").then((module) => module.compression);
 
 /**
  * The Deno implementation of the runtime interface. Modules import the named functions above

@@ -57,6 +57,7 @@ import { installResponse, isResponse } from "./_node_response.ts";
 import { SHUTDOWN_REASON, upgradeWebSocket, WS_CLOSE_GRACE_MS } from "./_node_ws.ts";
 import type {
   FetchFunction,
+  LoadCompression,
   Runtime,
   RuntimeServeOptions,
   RuntimeServer,
@@ -161,6 +162,10 @@ export function stderrIsTerminal(): boolean {
 export function writeStderr(line: string): void {
   process.stderr.write(line);
 }
+
+/** Loads Node's compression (node:zlib) on first use. */
+export const loadCompression: LoadCompression = () =>
+  import("./_node_compression.ts").then((module) => module.compression);
 
 /**
  * The Node implementation of the runtime interface. Modules import the named functions above

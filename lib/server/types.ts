@@ -228,3 +228,31 @@ export interface Runtime {
   /** Writes a line (with its newline) to standard error. */
   writeStderr(line: string): void;
 }
+
+/** A content coding a runtime can produce (RFC 9110 §8.4.1; `zstd` is RFC 8878). */
+export type ContentCoding = "br" | "zstd" | "gzip" | "deflate";
+
+/**
+ * Compression as the runtime does it best; loaded on first use with the adapter's
+ * `loadCompression()`, so that apps that never compress load none of it.
+ */
+export interface RuntimeCompression {
+  /** The codings this runtime can produce. */
+  readonly codings: readonly ContentCoding[];
+  /**
+   * Compresses a whole body at once.
+   *
+   * @param coding One of {@linkcode RuntimeCompression.codings}.
+   * @param bytes The body.
+   * @param level The compression level (gzip and deflate 1–9, br 0–11, zstd 1–22).
+   */
+  compress(coding: ContentCoding, bytes: Uint8Array, level: number): Uint8Array<ArrayBuffer>;
+  /**
+   * A stream that compresses what is written to it and flushes after every chunk, so that each
+   * chunk (a server-sent event) reaches the client as soon as it was written.
+   */
+  stream(coding: ContentCoding, level: number): TransformStream<Uint8Array, Uint8Array>;
+}
+
+/** The adapters' loader of {@linkcode RuntimeCompression}. */
+export type LoadCompression = () => Promise<RuntimeCompression>;

@@ -1,6 +1,8 @@
 // Runs the conformance suite against serve() of this repository on Deno, over real sockets.
 import * as weft from "../../mod.ts";
 import * as wsgi from "../../wsgi/mod.ts";
+import * as compress from "../../lib/middleware/compress.ts";
+import * as multipart from "../../lib/multipart/mod.ts";
 import { runChild } from "../_child.ts";
 import { withDeadline } from "../_deadline.ts";
 import { cases, conformanceApp, CURL_FLAGS, type Env, parseCurl } from "./suite.ts";
@@ -43,6 +45,8 @@ Deno.test("conformance on Deno", async (t) => {
   const env: Env = {
     weft,
     wsgi,
+    compress,
+    multipart,
     http: `http://127.0.0.1:${plain.addr.port}`,
     https: `https://localhost:${tls.addr.port}`,
     caFile,

@@ -7,6 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type * as Weft from "../../mod.ts";
 import type * as WeftWsgi from "../../wsgi/mod.ts";
+import type * as WeftCompress from "../../lib/middleware/compress.ts";
+import type * as WeftMultipart from "../../lib/multipart/mod.ts";
 import { withDeadline } from "../_deadline.ts";
 
 /** The weft module under test: mod.ts on Deno, the npm package on Node. */
@@ -27,6 +29,10 @@ export type WsgiModule = typeof WeftWsgi;
 export interface Env {
   weft: WeftModule;
   wsgi: WsgiModule;
+  /** The weft/compress module under test. */
+  compress: typeof WeftCompress;
+  /** The weft/multipart module under test. */
+  multipart: typeof WeftMultipart;
   /** Base URL of the plain server (HTTP/1.1 and h2c), no trailing slash. */
   http: string;
   /** Base URL of the TLS server (h2 and http/1.1 via ALPN), no trailing slash. */

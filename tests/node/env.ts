@@ -7,6 +7,8 @@ import { Agent, fetch as undiciFetch } from "undici";
 import { WebSocket } from "ws";
 import * as weft from "weft";
 import * as wsgi from "weft/wsgi";
+import * as compress from "weft/compress";
+import * as multipart from "weft/multipart";
 import {
   conformanceApp,
   CURL_FLAGS,
@@ -54,6 +56,8 @@ export function startEnv(): { env: NodeEnv; stop(): Promise<void> } {
   const env: NodeEnv = {
     weft: weft as unknown as Env["weft"],
     wsgi: wsgi as unknown as Env["wsgi"],
+    compress: compress as unknown as Env["compress"],
+    multipart: multipart as unknown as Env["multipart"],
     http: `http://127.0.0.1:${plain.addr.port}`,
     https: `https://localhost:${tls.addr.port}`,
     caFile,

@@ -32,7 +32,17 @@ test("attw --profile esm-only resolves every entry point with types", async () =
     "esm-only",
   ]);
   assert.equal(code, 0, output);
-  for (const entry of ['"weft"', '"weft/wsgi"', '"weft/template"', '"weft/jwt"']) {
+  for (
+    const entry of [
+      '"weft"',
+      '"weft/wsgi"',
+      '"weft/template"',
+      '"weft/multipart"',
+      '"weft/compress"',
+      '"weft/jwt"',
+      '"weft/redis"',
+    ]
+  ) {
     assert.ok(output.includes(entry), `${entry} was not checked:\n${output}`);
   }
 });

@@ -1,0 +1,221 @@
+// Compression benchmark: a 64 KiB JSON response gzipped on the fly by nginx (`gzip on`, the
+// anchor), Weft's compress() and Hono's compress(), plus Weft without compression (`plain`),
+// side by side in one run, alternating the order of servers between rounds. wrk (1 thread, 64
+// connections, `Accept-Encoding: gzip`) over HTTP/1.1; the server is pinned to core 0 and wrk
+// to core 1. The figure that counts is the server's CPU time per request (from /proc/<pid>/stat),
+// steadier than requests/s on a shared machine; both are reported with the load average.
+//
+//   deno run -A bench/compress/run.ts [--seconds 5] [--warmup 2] [--rounds 3] [--level 6]
+//                                     [--only nginx,weft,hono,plain]
+//
+// nginx (nginx-light is enough) runs with one process, compressing every response itself
+// (gzip_static off) at the same level as Weft. Hono's compress() uses CompressionStream, whose
+// level (zlib's default, 6) cannot be set: compare it at --level 6. Every process started here
+// is stopped by PID when its turn ends, on errors and on SIGINT/SIGTERM; every wrk run is
+// bounded by `timeout`, and the whole run by a deadline.
+import { gunzipSync } from "node:zlib";
+import { cpuTicks, median, stop, stopAll, TICKS_PER_SECOND, track } from "../_proc.ts";
+
+const args = Deno.args;
+const option = (name: string, fallback: number) => {
+  const i = args.indexOf(name);
+  return i === -1 ? fallback : Number(args[i + 1]);
+};
+const SECONDS = option("--seconds", 5);
+const WARMUP = option("--warmup", 2);
+const ROUNDS = option("--rounds", 3);
+const LEVEL = option("--level", 6);
+const onlyIndex = args.indexOf("--only");
+const ALL_KINDS = ["nginx", "weft", "hono", "plain"] as const;
+type Kind = typeof ALL_KINDS[number];
+const KINDS: readonly Kind[] = onlyIndex === -1
+  ? ALL_KINDS
+  : ALL_KINDS.filter((k) => args[onlyIndex + 1].split(",").includes(k));
+const DEADLINE = Date.now() + (ROUNDS * KINDS.length * (SECONDS + WARMUP + 40) + 60) * 1000;
+
+// 64 KiB of JSON records, the shape of a typical list endpoint
+const dir = await Deno.makeTempDir({ prefix: "weft-compress-bench-" });
+const root = `${dir}/root`;
+await Deno.mkdir(root);
+const records = [];
+for (let id = 0; JSON.stringify(records).length < 65_536 - 120; id++) {
+  records.push({ id, name: `user ${id}`, email: `user${id}@example.com`, active: id % 3 === 0 });
+}
+const json = JSON.stringify(records);
+await Deno.writeTextFile(`${root}/data.json`, json);
+
+function nginxConfig(port: number): string {
+  return `worker_processes 1;
+master_process off;
+daemon off;
+pid ${dir}/nginx.pid;
+error_log ${dir}/nginx-error.log;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  keepalive_requests 1000000;
+  types { application/json json; }
+  gzip on;
+  gzip_comp_level ${LEVEL};
+  gzip_types application/json;
+  gzip_min_length 1024;
+  client_body_temp_path ${dir}/tmp;
+  proxy_temp_path ${dir}/tmp;
+  fastcgi_temp_path ${dir}/tmp;
+  uwsgi_temp_path ${dir}/tmp;
+  scgi_temp_path ${dir}/tmp;
+  server {
+    listen 127.0.0.1:${port};
+    root ${root};
+  }
+}
+`;
+}
+
+async function loadAverage(): Promise<number> {
+  return Number((await Deno.readTextFile("/proc/loadavg")).split(" ")[0]);
+}
+
+async function waitForPort(port: number, child: Deno.ChildProcess): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  let exited = false;
+  child.status.then(() => exited = true);
+  while (Date.now() < deadline && !exited) {
+    try {
+      (await Deno.connect({ hostname: "127.0.0.1", port })).close();
+      return;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+  throw new Error(`the server on port ${port} did not start`);
+}
+
+async function start(kind: Kind, port: number): Promise<Deno.ChildProcess> {
+  const command = kind === "nginx" ? ["nginx", "-c", `${dir}/nginx.conf`, "-p", dir] : [
+    Deno.execPath(),
+    "run",
+    "-A",
+    new URL("servers.ts", import.meta.url).pathname,
+    kind,
+    String(port),
+    `${root}/data.json`,
+    String(LEVEL),
+  ];
+  if (kind === "nginx") {
+    await Deno.mkdir(`${dir}/tmp`, { recursive: true });
+    await Deno.writeTextFile(`${dir}/nginx.conf`, nginxConfig(port));
+  }
+  const child = new Deno.Command("taskset", {
+    args: ["-c", "0", ...command],
+    stdout: "null",
+    stderr: "inherit",
+  }).spawn();
+  track(child);
+  try {
+    await waitForPort(port, child);
+  } catch (error) {
+    await stop(child);
+    throw error;
+  }
+  return child;
+}
+
+async function wrk(url: string, seconds: number): Promise<number> {
+  if (Date.now() + seconds * 1000 > DEADLINE) throw new Error("the benchmark ran out of time");
+  const out = await new Deno.Command("timeout", {
+    args: [
+      String(seconds + 30),
+      "taskset",
+      "-c",
+      "1",
+      "wrk",
+      "-t",
+      "1",
+      "-c",
+      "64",
+      "-d",
+      `${seconds}s`,
+      "-H",
+      "Accept-Encoding: gzip",
+      url,
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(out.stdout);
+  const match = text.match(/Requests\/sec:\s+([\d.]+)/);
+  if (!match) {
+    throw new Error(`cannot read wrk's output:\n${text}\n${new TextDecoder().decode(out.stderr)}`);
+  }
+  if (/Non-2xx/.test(text)) throw new Error(`non-2xx answers:\n${text}`);
+  return Number(match[1]);
+}
+
+// Checks that the server compresses (or, for `plain`, does not) and that the body is the JSON.
+async function check(kind: Kind, url: string): Promise<number> {
+  const res = await fetch(url, { headers: { "accept-encoding": "gzip" } });
+  const encoding = res.headers.get("content-encoding");
+  // fetch() decodes gzip itself; the size on the wire is measured with a raw request below
+  const text = await res.text();
+  if (text !== json) throw new Error(`${kind} answered another body`);
+  if ((encoding === "gzip") !== (kind !== "plain")) {
+    throw new Error(`${kind} answered with Content-Encoding ${encoding}`);
+  }
+  const raw = await new Deno.Command("curl", {
+    args: ["-s", "-H", "accept-encoding: gzip", url],
+    stdout: "piped",
+  }).output();
+  if (kind !== "plain") gunzipSync(raw.stdout); // throws unless it is gzip
+  return raw.stdout.byteLength;
+}
+
+const results = new Map<Kind, { rps: number[]; cpuUs: number[]; load: number[]; bytes: number }>();
+let port = 18_600;
+try {
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 === 0 ? KINDS : [...KINDS].reverse();
+    for (const kind of order) {
+      const server = await start(kind, ++port);
+      try {
+        const url = `http://127.0.0.1:${port}/data.json`;
+        const bytes = await check(kind, url);
+        if (WARMUP > 0) await wrk(url, WARMUP);
+        const load = await loadAverage();
+        const before = await cpuTicks(server.pid);
+        const rps = await wrk(url, SECONDS);
+        const ticks = (await cpuTicks(server.pid)) - before;
+        const cell = results.get(kind) ?? { rps: [], cpuUs: [], load: [], bytes };
+        results.set(kind, cell);
+        cell.rps.push(rps);
+        cell.cpuUs.push((ticks / TICKS_PER_SECOND) * 1e6 / (rps * SECONDS));
+        cell.load.push(load, await loadAverage());
+      } finally {
+        await stop(server);
+      }
+    }
+  }
+} finally {
+  stopAll();
+  await Deno.remove(dir, { recursive: true }).catch(() => {});
+}
+
+console.log(
+  `${json.length} B of JSON, gzip level ${LEVEL}, HTTP/1.1 (wrk -t1 -c64), ${ROUNDS} rounds × ` +
+    `${SECONDS} s (warm-up ${WARMUP} s), medians; server on core 0, wrk on core 1`,
+);
+const anchor = results.get("nginx");
+for (const kind of KINDS) {
+  const r = results.get(kind);
+  if (r === undefined) continue;
+  const rps = median(r.rps), cpu = median(r.cpuUs);
+  const ratio = (x: number, y: number | undefined) =>
+    y === undefined ? "" : ` (${(x / y).toFixed(2)} × nginx)`;
+  console.log(
+    `  ${kind.padEnd(5)} ${rps.toFixed(0).padStart(7)} req/s${
+      ratio(rps, anchor && median(anchor.rps))
+    }  ${cpu.toFixed(1).padStart(7)} µs CPU/req${ratio(cpu, anchor && median(anchor.cpuUs))}` +
+      `  ${String(r.bytes).padStart(6)} B on the wire` +
+      `  load ${Math.min(...r.load).toFixed(2)}–${Math.max(...r.load).toFixed(2)}`,
+  );
+}

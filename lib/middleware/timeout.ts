@@ -1,0 +1,131 @@
+/**
+ * `timeout(ms)`: a deadline for the response.
+ *
+ * @module
+ */
+import { problem } from "../http/problem.ts";
+import type { Middleware } from "../types.ts";
+import { join, readAhead, resume } from "./_read_ahead.ts";
+
+/** A body at hand up to this size is taken whole (and keeps its Content-Length). */
+const MAX_AHEAD_BYTES = 65_536;
+
+/**
+ * Gives the rest of the chain `ms` milliseconds to answer.
+ *
+ * 1. `ctx.req.signal` aborts (with a `TimeoutError` `DOMException`) when the deadline passes,
+ *    as it does when the client goes away, so a handler passing it on to `fetch()`, a database
+ *    driver or its own loop stops its work.
+ * 2. If the response has not started by then, the client gets a 503 problem response at once;
+ *    the handler's response, when it comes, is discarded (its body cancelled).
+ * 3. If the response has started and its body is still streaming at the deadline, the body is
+ *    cut: the stream fails, so the server ends the response abnormally (HTTP/1.1: the
+ *    connection closes without the last chunk; HTTP/2: `RST_STREAM`), which a client cannot
+ *    mistake for a complete body. A body at hand (a string, bytes, JSON) is sent whole.
+ *
+ * The deadline covers the app, not the network: reading the request's header block and body
+ * is bounded by the server (on Node, `serve()`'s `headersTimeout` and `requestTimeout`; see
+ * docs/bodies.md for what `Deno.serve` offers).
+ *
+ * @param ms The deadline in milliseconds, a positive integer.
+ * @returns The middleware.
+ * @throws {RangeError} When `ms` is not a positive integer.
+ *
+ * @example A slow handler gets 503, and its signal aborts
+ * ```ts
+ * import { chain, get, router, timeout } from "../../mod.ts";
+ * import assert from "node:assert/strict";
+ *
+ * let aborted = false;
+ * const app = chain([timeout(20)], router([
+ *   get("/slow", (ctx) =>
+ *     new Promise<Response>((resolve) => {
+ *       ctx.req.signal.addEventListener("abort", () => {
+ *         aborted = true;
+ *         resolve(new Response("too late"));
+ *       });
+ *     })),
+ * ]));
+ * const res = await app.fetch(new Request("http://localhost/slow"));
+ * assert.equal(res.status, 503);
+ * assert.equal(res.headers.get("content-type"), "application/problem+json");
+ * assert.equal(aborted, true);
+ * ```
+ */
+export function timeout(ms: number): Middleware {
+  if (!Number.isSafeInteger(ms) || ms <= 0) {
+    throw new RangeError(`Cannot create timeout(): ${ms} is not a positive integer of ms`);
+  }
+  const detail = `The response was not ready within ${ms} ms`;
+
+  return async function timeout(ctx, next) {
+    // 1. the deadline, and a request signal that aborts at it
+    const deadline = new AbortController();
+    const request = ctx.req;
+    const signal = AbortSignal.any([request.signal, deadline.signal]);
+    Object.defineProperty(request, "signal", { value: signal, configurable: true });
+    let expired!: () => void;
+    const late = new Promise<null>((resolve) => expired = () => resolve(null));
+    const timer = setTimeout(() => {
+      deadline.abort(new DOMException(detail, "TimeoutError"));
+      expired();
+    }, ms);
+
+    // 2. the response, or 503 if the deadline came first
+    const pending = next();
+    const res = await Promise.race([pending, late]);
+    if (res === null) {
+      pending.then((discarded) => discarded.body?.cancel().catch(() => {}));
+      return problem({ status: 503, detail, instance: ctx.path });
+    }
+
+    // 3. a body at hand goes out whole; a streamed one is cut at the deadline
+    const body = res.body;
+    if (body === null) {
+      clearTimeout(timer);
+      return res;
+    }
+    const reader = body.getReader();
+    const ahead = await readAhead(reader, MAX_AHEAD_BYTES, false);
+    if (ahead.done) {
+      clearTimeout(timer);
+      return new Response(join(ahead.chunks, ahead.total), res);
+    }
+    const rest = resume(reader, ahead.chunks, ahead.pending);
+    return new Response(cutAt(rest, deadline.signal, () => clearTimeout(timer)), res);
+  };
+}
+
+// A stream that fails with the signal's reason when it aborts, and cancels its source.
+function cutAt(
+  source: ReadableStream<Uint8Array>,
+  signal: AbortSignal,
+  finished: () => void,
+): ReadableStream<Uint8Array> {
+  const reader = source.getReader();
+  let open = true;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      signal.addEventListener("abort", () => {
+        if (!open) return;
+        open = false;
+        controller.error(signal.reason);
+        reader.cancel(signal.reason).catch(() => {});
+      }, { once: true });
+    },
+    async pull(controller) {
+      const result = await reader.read();
+      if (!open) return;
+      if (result.done) {
+        open = false;
+        finished();
+        controller.close();
+      } else controller.enqueue(result.value);
+    },
+    cancel(reason) {
+      open = false;
+      finished();
+      return reader.cancel(reason);
+    },
+  }, { highWaterMark: 0 });
+}

@@ -1,0 +1,370 @@
+/**
+ * Streaming `multipart/form-data` uploads (RFC 7578), with no dependency: fields arrive as
+ * strings, files as streams the handler pipes where it wants, and every limit is enforced while
+ * the body is read (413), so an upload is never held in memory whole.
+ *
+ * @example Save uploaded files under a directory
+ * ```ts
+ * import { chain, post, router } from "../../mod.ts";
+ * import { multipart } from "./mod.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const app = chain([], router([
+ *   post("/upload", async (ctx) => {
+ *     const saved: string[] = [];
+ *     for await (const part of multipart(ctx, { fileBytes: 1_000_000 })) {
+ *       if (part.kind === "file" && part.filename !== "") {
+ *         await part.stream.pipeTo((await Deno.create(`${dir}/${part.filename}`)).writable);
+ *         saved.push(part.filename);
+ *       }
+ *     }
+ *     return Response.json(saved);
+ *   }),
+ * ]));
+ *
+ * const form = new FormData();
+ * form.append("title", "holiday");
+ * form.append("photo", new File(["..."], "../../etc/passwd"));
+ * const res = await app.fetch(new Request("http://localhost/upload", { method: "POST", body: form }));
+ * assert.deepEqual(await res.json(), ["passwd"]);
+ * assert.equal(Deno.readTextFileSync(`${dir}/passwd`), "...");
+ * Deno.removeSync(dir, { recursive: true });
+ * ```
+ *
+ * @module
+ */
+import type { Context } from "../context.ts";
+import { HttpError } from "../http/http_error.ts";
+import { concat } from "../http/read_limited.ts";
+import { MultipartParser } from "./_parser.ts";
+import { parseContentDisposition } from "./_disposition.ts";
+
+export { parseContentDisposition };
+export type { ContentDisposition } from "./_disposition.ts";
+
+/** Limits of {@linkcode multipart}; passing one is a 413 while the body is read. */
+export interface MultipartOptions {
+  /**
+   * Parts in all (fields and files).
+   *
+   * @default {1000}
+   */
+  parts?: number;
+  /**
+   * Bytes of one field's value.
+   *
+   * @default {1048576}
+   */
+  fieldBytes?: number;
+  /**
+   * Bytes of one file.
+   *
+   * @default {Infinity}
+   */
+  fileBytes?: number;
+  /**
+   * Bytes of the whole body. From a `Context`, `ctx.bodyLimit` bounds the body as well (raise
+   * it for the route with `bodyLimit(bytes, { chunked: "stream" })`, which also keeps chunked
+   * uploads streaming instead of read ahead).
+   *
+   * @default {ctx.bodyLimit, or 1048576 for a Request}
+   */
+  totalBytes?: number;
+  /**
+   * Bytes of one part's header block.
+   *
+   * @default {16384}
+   */
+  headerBytes?: number;
+}
+
+/** A part without a filename: a form field, its value decoded as UTF-8. */
+export interface MultipartField {
+  /** What the part is. */
+  readonly kind: "field";
+  /** The field name from `Content-Disposition`. */
+  readonly name: string;
+  /** The value. */
+  readonly value: string;
+  /** The part's `Content-Type` (`text/plain` when it has none, RFC 7578 §4.4). */
+  readonly contentType: string;
+}
+
+/** A part with a filename: an uploaded file, its bytes as a stream. */
+export interface MultipartFile {
+  /** What the part is. */
+  readonly kind: "file";
+  /** The field name from `Content-Disposition`. */
+  readonly name: string;
+  /**
+   * The file name, safe to use as one path component: {@linkcode sanitizeFilename} of the name
+   * sent (`filename*` before `filename`). Empty when nothing usable is left (or none was sent,
+   * as browsers do for an empty file input): choose a name yourself then.
+   */
+  readonly filename: string;
+  /** The file name as sent; never use it as a path. */
+  readonly rawFilename: string;
+  /** The part's `Content-Type` (`text/plain` when it has none, RFC 7578 §4.4). */
+  readonly contentType: string;
+  /**
+   * The file's bytes. Read it before asking for the next part: the parts of a body come one
+   * after another, so asking for the next one discards what is left of this one (and this
+   * stream then fails). It fails with a 413 `HttpError` once the file passes `fileBytes`.
+   */
+  readonly stream: ReadableStream<Uint8Array>;
+}
+
+/** A part of a multipart body. */
+export type MultipartPart = MultipartField | MultipartFile;
+
+const DEFAULT_BODY_LIMIT = 1_048_576;
+// RFC 2046 §5.1.1: 1 to 70 of these, the last one not a space.
+const BCHARS = /^[0-9A-Za-z'()+_,\-./:=? ]{0,69}[0-9A-Za-z'()+_,\-./:=?]$/;
+const utf8 = /* @__PURE__ */ new TextDecoder();
+
+function limit(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !(value >= 0)) {
+    throw new RangeError(`Cannot read the multipart body: ${name} must be a non-negative number`);
+  }
+  return value;
+}
+
+function tooLarge(what: string, bytes: number): HttpError {
+  return new HttpError(413, `${what} exceeds the limit of ${bytes}`);
+}
+
+/**
+ * The boundary of a `multipart/form-data` Content-Type.
+ *
+ * @throws {HttpError} 415 for another media type, 400 for a missing or invalid boundary.
+ */
+function boundaryOf(contentType: string | null): string {
+  const disposition = parseContentDisposition(contentType ?? "");
+  if (disposition.type !== "multipart/form-data") {
+    throw new HttpError(415, "The request body is not multipart/form-data");
+  }
+  const boundary = disposition.params.boundary;
+  if (boundary === undefined) {
+    throw new HttpError(400, "The multipart Content-Type has no boundary");
+  }
+  if (boundary.length > 70) {
+    throw new HttpError(400, "The multipart boundary is longer than 70 characters");
+  }
+  if (!BCHARS.test(boundary)) throw new HttpError(400, "The multipart boundary is invalid");
+  return boundary;
+}
+
+/**
+ * Returns a file name that is safe as one path component: the part after the last `/` or `\`
+ * (so `../../etc/passwd` is `passwd` and `C:\x\y` is `y`), without control characters (NUL,
+ * CR, LF, DEL) and surrounding spaces; `.` and `..` become empty.
+ *
+ * @param name A file name as a client sent it.
+ * @returns The sanitised name, possibly empty.
+ *
+ * @example
+ * ```ts
+ * import { sanitizeFilename } from "./mod.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(sanitizeFilename("../../etc/passwd"), "passwd");
+ * assert.equal(sanitizeFilename("C:\\x\\y"), "y");
+ * assert.equal(sanitizeFilename("a\u0000b.txt"), "ab.txt");
+ * assert.equal(sanitizeFilename(".."), "");
+ * ```
+ */
+export function sanitizeFilename(name: string): string {
+  const cut = Math.max(name.lastIndexOf("/"), name.lastIndexOf("\\"));
+  let out = "";
+  for (const char of name.slice(cut + 1)) {
+    const c = char.charCodeAt(0);
+    if (c >= 0x20 && c !== 0x7f) out += char;
+  }
+  out = out.trim();
+  return out === "." || out === ".." ? "" : out;
+}
+
+/**
+ * Reads a `multipart/form-data` body part by part, as it arrives. Iterate it with
+ * `for await`; read each file's `stream` before asking for the next part.
+ *
+ * Errors are `HttpError`s, which become problem responses when they leave the handler: 415
+ * when the body is not `multipart/form-data`; 400 for a missing, over-long (71+ characters) or
+ * invalid boundary, a part without `Content-Disposition: form-data; name=…`, or a body that
+ * ends early; 413 when a limit of {@linkcode MultipartOptions} is passed, as soon as it is.
+ * Request bodies are never decompressed.
+ *
+ * @param source The request, or the context whose (bounded) `ctx.req` to read.
+ * @param options Limits.
+ * @returns The parts, in order.
+ * @throws {HttpError} At once when the Content-Type is not multipart/form-data with a valid
+ * boundary, or a declared Content-Length is over `totalBytes`.
+ *
+ * @example Fields and a file
+ * ```ts
+ * import { multipart } from "./mod.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const form = new FormData();
+ * form.append("name", "Ada");
+ * form.append("cv", new File(["hello"], "cv.txt", { type: "text/plain" }));
+ * const request = new Request("http://localhost/", { method: "POST", body: form });
+ * const seen: string[] = [];
+ * for await (const part of multipart(request)) {
+ *   if (part.kind === "field") seen.push(`${part.name}=${part.value}`);
+ *   else seen.push(`${part.name}:${part.filename}:${await new Response(part.stream).text()}`);
+ * }
+ * assert.deepEqual(seen, ["name=Ada", "cv:cv.txt:hello"]);
+ * ```
+ */
+export function multipart(
+  source: Context | Request,
+  options: MultipartOptions = {},
+): AsyncIterableIterator<MultipartPart> {
+  const request = source instanceof Request ? source : source.req;
+  const totalBytes = limit(
+    "totalBytes",
+    options.totalBytes,
+    source instanceof Request ? DEFAULT_BODY_LIMIT : source.bodyLimit,
+  );
+  const limits = {
+    parts: limit("parts", options.parts, 1000),
+    fieldBytes: limit("fieldBytes", options.fieldBytes, 1_048_576),
+    fileBytes: limit("fileBytes", options.fileBytes, Infinity),
+    totalBytes,
+    headerBytes: limit("headerBytes", options.headerBytes, 16_384),
+  };
+  const boundary = boundaryOf(request.headers.get("content-type"));
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) > totalBytes) {
+    throw tooLarge("The multipart body", totalBytes);
+  }
+  const body = request.body;
+  if (body === null) throw new HttpError(400, "The multipart body is empty");
+  return parts(new MultipartParser(body, boundary, limits), limits);
+}
+
+async function* parts(
+  parser: MultipartParser,
+  limits: { parts: number; fieldBytes: number; fileBytes: number },
+): AsyncGenerator<MultipartPart> {
+  // The parser is read by this generator and by the stream of the current file; reads are
+  // serialised so that a file read concurrently with the next part cannot interleave.
+  let queue: Promise<unknown> = Promise.resolve();
+  function serial<T>(read: () => Promise<T>): Promise<T> {
+    const result = queue.then(read);
+    queue = result.catch(() => {});
+    return result;
+  }
+  let count = 0;
+  let previous: { abandoned: boolean } | undefined;
+  let finished = false;
+  try {
+    for (;;) {
+      // 1. what the handler left of the previous file is discarded
+      const event = await serial(async () => {
+        if (previous !== undefined) previous.abandoned = true;
+        while (parser.inBody) await parser.nextData();
+        return await parser.next();
+      });
+      if (event.type === "done") {
+        finished = true;
+        return;
+      }
+      if (event.type !== "part") throw new TypeError(`Unexpected multipart event ${event.type}`);
+      // 2. the part's headers
+      if (++count > limits.parts) {
+        const error = tooLarge("The number of multipart parts", limits.parts);
+        parser.fail(error);
+        throw error;
+      }
+      let dispositionValue: string | undefined;
+      let contentType: string | undefined;
+      for (const [name, value] of event.headers) {
+        if (name === "content-disposition") dispositionValue ??= value;
+        else if (name === "content-type") contentType ??= value;
+      }
+      const disposition = parseContentDisposition(dispositionValue ?? "");
+      const name = disposition.params.name;
+      if (disposition.type !== "form-data" || name === undefined) {
+        const error = new HttpError(
+          400,
+          "A multipart part has no Content-Disposition: form-data with a name",
+        );
+        parser.fail(error);
+        throw error;
+      }
+      const rawFilename = disposition.params["filename*"] ?? disposition.params.filename;
+      // 3. a field is read whole, within its limit; a file is handed out as a stream
+      if (rawFilename === undefined) {
+        const chunks: Uint8Array[] = [];
+        let size = 0;
+        await serial(async () => {
+          for (let bytes; (bytes = await parser.nextData()) !== null;) {
+            size += bytes.byteLength;
+            if (size > limits.fieldBytes) {
+              const error = tooLarge(`The multipart field "${name}"`, limits.fieldBytes);
+              parser.fail(error);
+              throw error;
+            }
+            chunks.push(bytes);
+          }
+        });
+        yield {
+          kind: "field",
+          name,
+          value: utf8.decode(concat(chunks, size)),
+          contentType: contentType ?? "text/plain",
+        };
+        continue;
+      }
+      const state = { abandoned: false };
+      previous = state;
+      yield {
+        kind: "file",
+        name,
+        filename: sanitizeFilename(rawFilename),
+        rawFilename,
+        contentType: contentType ?? "text/plain",
+        stream: fileStream(parser, serial, state, name, limits.fileBytes),
+      };
+    }
+  } finally {
+    if (!finished) parser.cancel();
+  }
+}
+
+function fileStream(
+  parser: MultipartParser,
+  serial: <T>(read: () => Promise<T>) => Promise<T>,
+  state: { abandoned: boolean },
+  name: string,
+  fileBytes: number,
+): ReadableStream<Uint8Array> {
+  let size = 0;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const bytes = await serial(() => {
+        if (state.abandoned) {
+          throw new TypeError(
+            `Cannot read the file of part "${name}": the next part was asked for first`,
+          );
+        }
+        return parser.nextData();
+      });
+      if (bytes === null) {
+        controller.close();
+        return;
+      }
+      size += bytes.byteLength;
+      if (size > fileBytes) {
+        const error = tooLarge(`The multipart file "${name}"`, fileBytes);
+        parser.fail(error);
+        throw error;
+      }
+      controller.enqueue(bytes);
+    },
+  }, { highWaterMark: 0 });
+}

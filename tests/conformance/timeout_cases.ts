@@ -1,0 +1,79 @@
+// Conformance cases for timeout() over real sockets, on both runtimes: a handler that is not
+// done by the deadline is answered 503 and sees its signal abort; a body still streaming at the
+// deadline is cut so that the client sees an error, not a complete response; a body at hand
+// keeps its Content-Length. No case depends on timing: the slow parts wait for the abort itself.
+import assert from "node:assert/strict";
+import type { Env } from "./suite.ts";
+import type * as Weft from "../../mod.ts";
+import { withDeadline } from "../_deadline.ts";
+
+async function withServer(env: Env, app: Weft.App, fn: (base: string) => Promise<void>) {
+  const server = env.weft.serve(app, { port: 0, hostname: "127.0.0.1", onListen() {} });
+  try {
+    await fn(`http://127.0.0.1:${server.addr.port}`);
+  } finally {
+    await withDeadline(server.shutdown(), 10_000, "the server to shut down");
+  }
+}
+
+export const timeoutCases: Record<string, (env: Env) => Promise<void>> = {
+  async "timeout(): a handler not done by the deadline gets 503 and an aborted signal"(env) {
+    const { chain, get, router, timeout } = env.weft;
+    let reason: unknown;
+    const app = chain(
+      [timeout(100)],
+      router([
+        get("/slow", (ctx) =>
+          new Promise<Response>((resolve) => {
+            ctx.req.signal.addEventListener("abort", () => {
+              reason = ctx.req.signal.reason;
+              resolve(new Response("too late"));
+            });
+          })),
+        get("/fast", () => new Response("fast enough")),
+      ]),
+    );
+    await withServer(env, app, async (base) => {
+      const slow = await env.curl(["--http1.1", `${base}/slow`]);
+      assert.equal(slow.status, 503);
+      assert.equal(slow.headers.get("content-type"), "application/problem+json");
+      assert.equal(JSON.parse(slow.body).status, 503);
+      assert.equal((reason as DOMException).name, "TimeoutError");
+      const fast = await env.curl(["--http1.1", `${base}/fast`]);
+      assert.equal(fast.status, 200);
+      assert.equal(fast.headers.get("content-length"), "11");
+      assert.equal(fast.body, "fast enough");
+    });
+  },
+
+  async "timeout(): a body still streaming at the deadline is cut, not ended"(env) {
+    const { chain, get, router, timeout } = env.weft;
+    const app = chain(
+      [timeout(200)],
+      router([get("/stream", () => {
+        let sent = false;
+        const body = new ReadableStream<Uint8Array>({
+          async pull(controller) {
+            if (sent) return await new Promise<void>(() => {}); // never another chunk
+            sent = true;
+            controller.enqueue(new TextEncoder().encode("first chunk\n"));
+          },
+        }, { highWaterMark: 0 });
+        return new Response(body, { headers: { "content-type": "text/plain" } });
+      })]),
+    );
+    await withServer(env, app, async (base) => {
+      const res = await withDeadline(fetch(`${base}/stream`), 20_000, "the response");
+      assert.equal(res.status, 200);
+      const reader = res.body!.getReader();
+      const first = await withDeadline(reader.read(), 20_000, "the first chunk");
+      assert.equal(new TextDecoder().decode(first.value), "first chunk\n");
+      await assert.rejects(withDeadline(reader.read(), 20_000, "the cut"));
+      const curl = await env.curl(["--http1.1", `${base}/stream`]).then(
+        () => "complete",
+        (error: Error) => error.message,
+      );
+      assert.match(curl, /curl: \(18\)/); // transfer closed with outstanding read data remaining
+    });
+  },
+};

@@ -1,0 +1,203 @@
+import assert from "node:assert/strict";
+import { brotliDecompressSync, gunzipSync, inflateSync, zstdDecompressSync } from "node:zlib";
+import { chain, get, router } from "../../mod.ts";
+import { compress, type CompressOptions } from "../../lib/middleware/compress.ts";
+import { negotiateEncoding } from "../../lib/middleware/_accept_encoding.ts";
+import { withDeadline } from "../_deadline.ts";
+
+const TEXT = "lorem ipsum dolor sit amet ".repeat(200);
+
+function app(options?: CompressOptions, response = () => new Response(TEXT)) {
+  return chain([compress(options)], router([get("/", response)]));
+}
+
+async function fetchWith(
+  handler: ReturnType<typeof app>,
+  headers: Record<string, string>,
+  method = "GET",
+): Promise<Response> {
+  return await handler.fetch(new Request("http://localhost/", { method, headers }));
+}
+
+const DECODE: Record<string, (bytes: Uint8Array) => Uint8Array> = {
+  gzip: gunzipSync,
+  deflate: inflateSync,
+  br: brotliDecompressSync,
+  zstd: zstdDecompressSync,
+};
+
+Deno.test("negotiateEncoding() follows q-values, * and identity, the server's order on a tie", () => {
+  const all = ["br", "zstd", "gzip", "deflate"] as const;
+  assert.equal(negotiateEncoding(null, all), null);
+  assert.equal(negotiateEncoding("", all), null);
+  assert.equal(negotiateEncoding("gzip, deflate, br, zstd", all), "br");
+  assert.equal(negotiateEncoding("gzip, br;q=0.5", all), "gzip");
+  assert.equal(negotiateEncoding("GZIP;Q=0.8, deflate;q=0.9", all), "deflate");
+  assert.equal(negotiateEncoding("x-gzip", all), "gzip");
+  assert.equal(negotiateEncoding("*", all), "br");
+  assert.equal(negotiateEncoding("*;q=0.5, br;q=0", all), "zstd");
+  assert.equal(negotiateEncoding("gzip;q=0", all), null);
+  assert.equal(negotiateEncoding("identity;q=0, gzip", all), "gzip");
+  assert.equal(negotiateEncoding("identity;q=0", all), null);
+  assert.equal(negotiateEncoding("gzip;q=0.5, identity", all), null);
+  assert.equal(negotiateEncoding("gzip;q=2, deflate", all), "deflate"); // a bad weight is ignored
+  assert.equal(negotiateEncoding("compress, sdch", all), null);
+  assert.equal(negotiateEncoding("br", ["gzip"]), null);
+});
+
+Deno.test("compress() encodes with each coding, and the body decodes to the original", async () => {
+  for (const coding of ["br", "zstd", "gzip", "deflate"]) {
+    const res = await fetchWith(app(), { "accept-encoding": coding });
+    assert.equal(res.headers.get("content-encoding"), coding);
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    assert.equal(res.headers.get("content-length"), String(bytes.byteLength));
+    assert.ok(bytes.byteLength < TEXT.length / 4, coding);
+    assert.equal(new TextDecoder().decode(DECODE[coding](bytes)), TEXT, coding);
+  }
+});
+
+Deno.test("compress() uses the encodings option as the order of preference", async () => {
+  const res = await fetchWith(app({ encodings: ["gzip", "br"] }), {
+    "accept-encoding": "br, gzip",
+  });
+  assert.equal(res.headers.get("content-encoding"), "gzip");
+  await res.body?.cancel();
+});
+
+Deno.test("compress() merges Vary, makes a strong ETag weak and drops Accept-Ranges", async () => {
+  const handler = app({}, () =>
+    new Response(TEXT, {
+      headers: {
+        "content-type": "text/plain",
+        vary: "Origin",
+        etag: '"abc"',
+        "accept-ranges": "bytes",
+      },
+    }));
+  const res = await fetchWith(handler, { "accept-encoding": "gzip" });
+  assert.equal(res.headers.get("vary"), "Origin, Accept-Encoding");
+  assert.equal(res.headers.get("etag"), 'W/"abc"');
+  assert.equal(res.headers.get("accept-ranges"), null);
+  await res.body?.cancel();
+  const plain = await fetchWith(handler, {});
+  assert.equal(plain.headers.get("vary"), "Origin, Accept-Encoding");
+  assert.equal(plain.headers.get("etag"), '"abc"');
+  assert.equal(await plain.text(), TEXT);
+});
+
+Deno.test("compress() answers a 304 for the weak form with the weak form", async () => {
+  const handler = app({}, () => new Response(null, { status: 304, headers: { etag: '"abc"' } }));
+  const weak = await handler.fetch(
+    new Request("http://localhost/", { headers: { "if-none-match": 'W/"abc"' } }),
+  );
+  assert.equal(weak.status, 304);
+  assert.equal(weak.headers.get("etag"), 'W/"abc"');
+  const strong = await handler.fetch(
+    new Request("http://localhost/", { headers: { "if-none-match": '"abc"' } }),
+  );
+  assert.equal(strong.headers.get("etag"), '"abc"');
+});
+
+Deno.test("compress() leaves small bodies, refused types, no-transform and HEAD alone", async () => {
+  const cases: [string, () => Response, string][] = [
+    ["small", () => new Response("tiny"), "GET"],
+    ["small JSON", () => Response.json({ a: 1 }), "GET"],
+    [
+      "declared small",
+      () =>
+        new Response(TEXT, { headers: { "content-type": "text/plain", "content-length": "10" } }),
+      "GET",
+    ],
+    ["png", () => new Response(TEXT, { headers: { "content-type": "image/png" } }), "GET"],
+    ["no type", () => new Response(new TextEncoder().encode(TEXT)), "GET"],
+    ["already encoded", () =>
+      new Response(TEXT, {
+        headers: { "content-type": "text/plain", "content-encoding": "identity" },
+      }), "GET"],
+    ["no-transform", () =>
+      new Response(TEXT, {
+        headers: { "content-type": "text/plain", "cache-control": "public, No-Transform" },
+      }), "GET"],
+    ["206", () =>
+      new Response(TEXT, {
+        status: 206,
+        headers: { "content-type": "text/plain", "content-range": "bytes 0-1/2" },
+      }), "GET"],
+    ["HEAD", () => new Response(TEXT), "HEAD"],
+  ];
+  for (const [name, response, method] of cases) {
+    const res = await fetchWith(app({}, response), { "accept-encoding": "gzip" }, method);
+    assert.equal(
+      res.headers.get("content-encoding"),
+      name === "already encoded" ? "identity" : null,
+      name,
+    );
+    await res.body?.cancel();
+  }
+});
+
+Deno.test("compress() streams a body that is not at hand, without Content-Length", async () => {
+  const encoder = new TextEncoder();
+  const handler = app({}, () => {
+    let n = 0;
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        if (n++ === 3) controller.close();
+        else controller.enqueue(encoder.encode(TEXT));
+      },
+    });
+    return new Response(body, { headers: { "content-type": "text/plain" } });
+  });
+  const res = await fetchWith(handler, { "accept-encoding": "gzip" });
+  assert.equal(res.headers.get("content-encoding"), "gzip");
+  assert.equal(res.headers.get("content-length"), null);
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  assert.equal(new TextDecoder().decode(gunzipSync(bytes)), TEXT.repeat(3));
+});
+
+Deno.test("compress() passes a stream's error on, so the response is cut, not ended", async () => {
+  const handler = app({}, () => {
+    let n = 0;
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        if (n++ === 1) controller.error(new Error("disk gone"));
+        else controller.enqueue(new TextEncoder().encode(TEXT));
+      },
+    });
+    return new Response(body, { headers: { "content-type": "text/plain" } });
+  });
+  const res = await fetchWith(handler, { "accept-encoding": "gzip" });
+  await assert.rejects(res.arrayBuffer());
+});
+
+Deno.test("compress() refuses invalid options", () => {
+  assert.throws(() => compress({ threshold: -1 }), /threshold/);
+  assert.throws(() => compress({ encodings: ["lzma" as "gzip"] }), /unknown coding/);
+  assert.throws(() => compress({ levels: { gzip: 1.5 } }), /levels.gzip/);
+});
+
+Deno.test("compress() answers before a stream's first chunk, which may come much later", async () => {
+  let release: () => void = () => {};
+  const later = new Promise<void>((resolve) => release = resolve);
+  const handler = app({}, () => {
+    const body = new ReadableStream<Uint8Array>({
+      async start(controller) {
+        await later;
+        controller.enqueue(new TextEncoder().encode(TEXT));
+        controller.close();
+      },
+    });
+    return new Response(body, { headers: { "content-type": "text/event-stream" } });
+  });
+  const res = await withDeadline( // resolves before release()
+    fetchWith(handler, { "accept-encoding": "gzip" }),
+    10_000,
+    "the response before its first chunk",
+  );
+  assert.equal(res.headers.get("content-encoding"), "gzip");
+  release();
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  assert.equal(new TextDecoder().decode(gunzipSync(bytes)), TEXT);
+});
