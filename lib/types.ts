@@ -4,7 +4,7 @@
  * @module
  */
 import type { Context } from "./context.ts";
-import type { Params, Variables } from "./_params.ts";
+import type { Params } from "./_params.ts";
 import type { ConnInfo } from "./server/types.ts";
 
 export type { Params, Variables } from "./_params.ts";
