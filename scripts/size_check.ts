@@ -46,7 +46,9 @@ export const BUDGETS: readonly Budget[] = [
     name: "Deno core (deno bundle: chain, get, router, serve)",
     measure: () => denoBundleSize(`${CORE} from "${ROOT}/mod.ts";`),
     budget: 5_971,
-    ceiling: 7_670,
+    // 7,525 B before the app API (context helpers text/html/redirect, typed variables, hooks,
+    // per-route middleware) entered the Context and the router: 8,201 B after.
+    ceiling: 8_360,
     anchor: "hono/tiny measured the same way: 5,951 B; goal 5,000 B",
   },
   {
@@ -55,15 +57,16 @@ export const BUDGETS: readonly Budget[] = [
       { project },
     ) => (await esbuildNodeSize(await project(), `${CORE} from "weft";`)),
     budget: 13_948,
-    ceiling: 15_000,
+    // 14,765 B before the app API entered the Context and the router: 15,499 B after.
+    ceiling: 15_800,
     anchor: "hono/tiny + @hono/node-server's serve measured the same way; goal 10,000 B",
   },
   {
     name: "Deno mod.ts (deno bundle: every export)",
     measure: () => denoBundleSize(`export * from "${ROOT}/mod.ts";`),
-    budget: 45_800,
-    anchor: "~5% above the measured size (43,732 B); MIME table, static-file internals and the " +
-      "security helpers (cookies, sessions, csrf, basic auth, headers, request id) included",
+    budget: 54_500,
+    anchor: "~5% above the measured size (51,951 B); MIME table, static-file internals, the " +
+      "security helpers, sse() and topics, timeout(), validate() and the JSON constraints included",
   },
 ];
 
