@@ -12,11 +12,11 @@ const app = chain(
   router([
     post("/notes", async (ctx) => {
       const result = await ctx.decode(Note);
-      return result.ok ? ctx.json(result.value, 201) : jsonErrorResponse(result.error);
+      return result.ok ? ctx.json(result.value, { status: 201 }) : jsonErrorResponse(result.error);
     }),
     post("/zod", async (ctx) => {
       const result = await ctx.decode(s.standard(z.object({ n: z.number() })));
-      return result.ok ? ctx.json(result.value, 201) : jsonErrorResponse(result.error);
+      return result.ok ? ctx.json(result.value, { status: 201 }) : jsonErrorResponse(result.error);
     }),
   ]),
 );

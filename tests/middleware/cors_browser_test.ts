@@ -143,7 +143,7 @@ browserTest({
 
           // 1. an allowed origin reads a credentialed response and the exposed header
           const read = await call(page, `${full.url}/data`, withCookies);
-          assert.equal(read.ok, true, read.error);
+          assert.equal(read.ok, true, String(read.error));
           assert.equal(read.status, 200);
           assert.deepEqual(JSON.parse(read.body!), { cookie: "session=abc123" });
           assert.equal(read.exposed, "r-1");
@@ -156,7 +156,7 @@ browserTest({
 
           // 3. a preflighted PUT with a custom header succeeds when it is configured…
           const saved = await call(page, `${full.url}/items/1`, customPut);
-          assert.equal(saved.ok, true, saved.error);
+          assert.equal(saved.ok, true, String(saved.error));
           assert.deepEqual(JSON.parse(saved.body!), { saved: "1", custom: "42" });
           assert.ok(full.log.includes("OPTIONS /items/1 204"), full.log.join("\n"));
           assert.deepEqual(full.puts, ["1"]);
@@ -176,7 +176,7 @@ browserTest({
           const noCredentials = await call(page, `${plain.url}/data`, withCookies);
           assert.equal(noCredentials.ok, false);
           const anonymous = await call(page, `${plain.url}/data`, { credentials: "omit" });
-          assert.equal(anonymous.ok, true, anonymous.error);
+          assert.equal(anonymous.ok, true, String(anonymous.error));
           assert.equal(anonymous.status, 200);
           assert.equal(anonymous.exposed, null, "x-request-id is not exposed by this API");
 
@@ -186,7 +186,7 @@ browserTest({
             headers: { ...customPut.headers, authorization: `Bearer ${token}` },
           });
           const authorized = await call(page, `${guarded.url}/items/4`, bearer("t0k3n"));
-          assert.equal(authorized.ok, true, authorized.error);
+          assert.equal(authorized.ok, true, String(authorized.error));
           assert.equal(authorized.status, 200);
           const unauthorized = await call(page, `${guarded.url}/items/5`, bearer("wrong"));
           assert.equal(unauthorized.ok, true, "the 401 carries CORS headers, so it is readable");

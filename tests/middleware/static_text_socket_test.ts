@@ -8,6 +8,7 @@ import { staticFiles } from "../../lib/middleware/static_files.ts";
 import { resolveEntry } from "../../lib/middleware/_static_resolve.ts";
 import { problem } from "../../lib/http/problem.ts";
 import { rootBase } from "../../lib/http/file_path.ts";
+import { parseList } from "../../lib/middleware/_headers.ts";
 import { fs } from "../../lib/server/deno.ts";
 import { withDeadline } from "../_deadline.ts";
 
@@ -42,6 +43,7 @@ Deno.test("staticFiles() sends small files byte for byte, from strings only when
       precompressed: false,
       maxFileBytes: 65_536,
       cacheControl: () => "max-age=0",
+      parseList,
     };
     for (const [name, { text }] of Object.entries(FILES)) {
       const entry = await resolveEntry(config, `/${name}`, null);

@@ -52,7 +52,7 @@ Deno.test("basicAuth() answers 401 with the RFC 7617 challenge for missing or wr
     ]
   ) {
     const res = await call(header);
-    assert.equal(res.status, 401, header);
+    assert.equal(res.status, 401, String(header));
     assert.equal(res.challenge, CHALLENGE);
     assert.equal(res.body.status, 401);
   }
