@@ -10,7 +10,7 @@
 // second or two per case (to prove the pipeline, not to measure), the default about 25
 // minutes on a 2-core machine. The Node sections need the npm build, made first. Everything
 // measured is also written to docs/benchmarks/data.json, from which --render redraws the report.
-import { type LoadResult } from "../_load.ts";
+import type { LoadResult } from "../_load.ts";
 import { median, track } from "../_proc.ts";
 import { barChart, type BarGroup } from "./svg.ts";
 import type { GroupResult } from "../interleaved.ts";
