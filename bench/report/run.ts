@@ -543,5 +543,5 @@ for (const [name, svg] of charts) {
 await Deno.writeTextFile(`${root}docs/benchmarks.md`, md.join("\n"));
 if (!RENDER) await Deno.writeTextFile(DATA_FILE, JSON.stringify(report, null, 2) + "\n");
 // formatted as `deno fmt --check` (in `deno task check`) wants the repository's files
-await step([deno, "fmt", "--quiet", "docs/benchmarks.md", "docs/benchmarks/"]);
+await step([Deno.execPath(), "fmt", "--quiet", "docs/benchmarks.md", "docs/benchmarks/"]);
 console.log(`\nwrote docs/benchmarks.md and ${charts.size} charts in docs/benchmarks/`);
