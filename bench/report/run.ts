@@ -27,19 +27,21 @@ const SECTIONS = ["micro", "load", "node", "static", "techempower"];
 const ONLY = option("--only")?.split(",") ?? SECTIONS;
 const STEP_LIMIT_MS = 20 * 60_000;
 
+// Odd numbers of rounds, so that a median is a measured round (bench/_proc.ts's median() takes
+// the upper middle one of an even count).
 const settings = (quick: boolean) =>
   quick
     ? {
       micro: ["--rounds", "15", "--batch-ms", "1"],
-      load: ["--seconds", "1", "--warmup", "1", "--rounds", "2"],
+      load: ["--seconds", "1", "--warmup", "1", "--rounds", "3"],
       static: ["--seconds", "1", "--warmup", "0", "--rounds", "1"],
-      techempower: ["--seconds", "1", "--warmup", "1", "--rounds", "2"],
+      techempower: ["--seconds", "1", "--warmup", "1", "--rounds", "3"],
     }
     : {
       micro: ["--rounds", "60", "--batch-ms", "2"],
-      load: ["--seconds", "3", "--warmup", "1", "--rounds", "4"],
-      static: ["--seconds", "3", "--warmup", "1", "--rounds", "2"],
-      techempower: ["--seconds", "3", "--warmup", "1", "--rounds", "3"],
+      load: ["--seconds", "4", "--warmup", "1", "--rounds", "3"],
+      static: ["--seconds", "3", "--warmup", "1", "--rounds", "3"],
+      techempower: ["--seconds", "2", "--warmup", "1", "--rounds", "3"],
     };
 
 const decoder = new TextDecoder();
@@ -231,7 +233,7 @@ md.push("# Benchmarks", "");
 if (QUICK) {
   md.push(
     "> **Quick run on a busy machine.** These figures come from `deno task bench:report --quick`",
-    "> (one or two seconds per case, one or two rounds) on a shared 2-core machine with other",
+    "> (one second per case, three rounds, one for static files) on a shared 2-core machine with other",
     "> work running. They prove that the pipeline runs; they are not measurements to quote.",
     "> Regenerate them with `deno task bench:report` on a quiet machine.",
     "",
@@ -505,7 +507,7 @@ if (techempower) {
   );
   if (!techempower.data.sqlite?.kinds.some((k) => k.endsWith("-node"))) {
     md.push(
-      `On ${versions.node}, \`node:sqlite\` is missing (it arrived in Node 22.5): the Node`,
+      `On Node ${versions.node}, \`node:sqlite\` is missing (it arrived in Node 22.5): the Node`,
       "implementations run on PostgreSQL only, and the SQLite section compares Weft and Hono on",
       "Deno.",
       "",
