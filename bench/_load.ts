@@ -134,8 +134,25 @@ interface Cell {
 const range = (xs: number[]) =>
   `${Math.min(...xs).toFixed(3)}–${Math.max(...xs).toFixed(3)}`.padEnd(11);
 
-/** Runs the plan and prints its report. */
-export async function runLoad(plan: LoadPlan, args: readonly string[]): Promise<void> {
+/** What runLoad() measured: per path and kind, one value per round. */
+export interface LoadResult {
+  title: string;
+  h2: boolean;
+  together: boolean;
+  seconds: number;
+  warmup: number;
+  rounds: number;
+  kinds: string[];
+  paths: string[];
+  /** `cells[path][kind]`: requests/s and µs of server CPU per request, round by round. */
+  cells: Record<string, Record<string, { rps: number[]; cpuUs: number[] }>>;
+}
+
+/**
+ * Runs the plan, prints its report and returns the measurements; with `--json <file>` in
+ * `args` it also writes them there (for bench/report).
+ */
+export async function runLoad(plan: LoadPlan, args: readonly string[]): Promise<LoadResult> {
   const { seconds, warmup, rounds, together } = timing(args);
   const { kinds, paths, h2 } = plan;
   const cells = new Map<string, Cell>();
@@ -217,4 +234,22 @@ export async function runLoad(plan: LoadPlan, args: readonly string[]): Promise<
       console.log(`  ${subject} against ${other}: ${compare(path, subject, other)}`);
     }
   }
+  const result: LoadResult = {
+    title: plan.title,
+    h2,
+    together,
+    seconds,
+    warmup,
+    rounds,
+    kinds: [...kinds],
+    paths: [...paths],
+    cells: Object.fromEntries(
+      paths.map((
+        path,
+      ) => [path, Object.fromEntries(kinds.map((kind) => [kind, cell(path, kind)]))]),
+    ),
+  };
+  const jsonAt = args.indexOf("--json");
+  if (jsonAt !== -1) await Deno.writeTextFile(args[jsonAt + 1], JSON.stringify(result, null, 2));
+  return result;
 }

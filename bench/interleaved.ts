@@ -12,11 +12,14 @@
 // their range.
 //
 //   deno run -A bench/interleaved.ts [--filter <text in a group's title>] [--rounds 150]
-//                                    [--batch-ms 2] [--processes 1]
+//                                    [--batch-ms 2] [--processes 1] [--json <file>]
+//
+// --json (one process only) also writes every group's figures to <file>, for bench/report.
 import { type Case, groups } from "./_groups.ts";
 import "./router_bench.ts";
 import "./json_bench.ts";
 import "./app_bench.ts";
+import "./template_bench.ts";
 
 const args = Deno.args;
 const option = (name: string, fallback: string) => {
@@ -30,6 +33,27 @@ const PROCESSES = Number(option("--processes", "1"));
 // a child of --processes reports each group as one line of JSON after this mark
 const REPORT = "interleaved-report ";
 const CHILD = args.includes("--child");
+const JSON_OUT = args.includes("--json") ? option("--json", "") : undefined;
+
+/** A group's figures as --json writes them: per case, ratios to the baseline, round by round. */
+export interface GroupResult {
+  title: string;
+  rounds: number;
+  batchMs: number;
+  cases: {
+    name: string;
+    baseline: boolean;
+    /** The median time per call, ms. */
+    medianMs: number;
+    /** The median per-round ratio to the baseline, its 95% CI and middle 80%; 1 for it. */
+    ratio: number;
+    ciLow: number;
+    ciHigh: number;
+    p10: number;
+    p90: number;
+  }[];
+}
+const written: GroupResult[] = [];
 
 /** Runs `fn` `n` times and returns the milliseconds it took. */
 async function batch(fn: Case["fn"], n: number, async: boolean): Promise<number> {
@@ -86,14 +110,28 @@ async function run(title: string, cases: Case[]): Promise<void> {
   console.log(
     `\n${title}: ${ROUNDS} rounds, batches of ~${BATCH_MS} ms, ratios to ${cases[base]?.name}`,
   );
+  const group: GroupResult = { title, rounds: ROUNDS, batchMs: BATCH_MS, cases: [] };
+  written.push(group);
   for (const [i, c] of cases.entries()) {
     let line = `  ${c.name.padEnd(48)} ${time(mids[i]).padStart(10)}`;
+    const figures = { name: c.name, baseline: i === base, medianMs: mids[i] };
+    if (base === -1 || i === base) {
+      group.cases.push({ ...figures, ratio: 1, ciLow: 1, ciHigh: 1, p10: 1, p90: 1 });
+    }
     if (base !== -1 && i !== base) {
       const ratios = ratiosOf(i);
       // the 95% confidence interval of the median, from the order statistics of the rounds
       const half = 0.98 * Math.sqrt(ratios.length);
       const lo = ratios[Math.max(0, Math.floor(ratios.length / 2 - half))];
       const hi = ratios[Math.min(ratios.length - 1, Math.ceil(ratios.length / 2 + half))];
+      group.cases.push({
+        ...figures,
+        ratio: quantile(ratios, 0.5),
+        ciLow: lo,
+        ciHigh: hi,
+        p10: quantile(ratios, 0.1),
+        p90: quantile(ratios, 0.9),
+      });
       line += `  ${quantile(ratios, 0.5).toFixed(3)} × (95% CI ${lo.toFixed(3)}–${hi.toFixed(3)};` +
         ` middle 80% ${quantile(ratios, 0.1).toFixed(3)}–${quantile(ratios, 0.9).toFixed(3)})`;
     } else if (i === base) line += "  (baseline)";
@@ -148,4 +186,8 @@ else {
   for (const [title, cases] of groups) {
     if (title.includes(FILTER)) await run(title, cases);
   }
+}
+if (JSON_OUT !== undefined && !CHILD) {
+  if (PROCESSES > 1) throw new Error("--json takes one process: leave --processes out");
+  await Deno.writeTextFile(JSON_OUT, JSON.stringify(written, null, 2));
 }

@@ -13,6 +13,7 @@ import Handlebars from "handlebars";
 import { html } from "hono/html";
 import Mustache from "mustache";
 import { compileTemplate } from "../lib/template/mod.ts";
+import { bench } from "./_groups.ts";
 
 // 1. The data: mostly plain text, some values that need escaping, numbers.
 const data = {
@@ -240,25 +241,25 @@ for (
 
 const group = "template: 20 values, #if, 100-row #each";
 let sink = 0;
-Deno.bench({ name: "hand-written template literal (floor)", group, baseline: true }, () => {
+bench(group, "hand-written template literal (floor)", () => {
   sink += handWritten(data).length;
-});
-Deno.bench({ name: "weft compiled template", group }, () => {
+}, true);
+bench(group, "weft compiled template", () => {
   sink += weft.render(data).length;
 });
-Deno.bench({ name: "hand-tuned: loop, no number escaping (reference)", group }, () => {
+bench(group, "hand-tuned: loop, no number escaping (reference)", () => {
   sink += handTuned(data).length;
 });
-Deno.bench({ name: "eta (compiled once)", group }, () => {
+bench(group, "eta (compiled once)", () => {
   sink += renderEta(data).length;
 });
-Deno.bench({ name: "hono/html", group }, () => {
+bench(group, "hono/html", () => {
   sink += honoPage(data).length;
 });
-Deno.bench({ name: "handlebars (compiled once)", group }, () => {
+bench(group, "handlebars (compiled once)", () => {
   sink += handlebars(data).length;
 });
-Deno.bench({ name: "mustache (parsed once)", group }, () => {
+bench(group, "mustache (parsed once)", () => {
   sink += renderMustache(data).length;
 });
 globalThis.addEventListener("unload", () => {

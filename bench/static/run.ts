@@ -8,7 +8,7 @@
 // stime), steadier than requests/s on a shared machine, and the load average while measuring.
 //
 //   deno run -A bench/static/run.ts [--seconds 5] [--warmup 2] [--rounds 3] [--only weft,nginx]
-//                                   [--text] [--cases "1 KiB,1 KiB text,304"]
+//                                   [--text] [--cases "1 KiB,1 KiB text,304"] [--json <file>]
 // --text fills the files with ASCII text instead of random bytes (text assets: Weft keeps a
 // cached UTF-8 file as a string, which Deno sends without copying it per response). The
 // "1 KiB text" case is a UTF-8 text file in every run, so that one run compares a text file
@@ -267,4 +267,16 @@ for (const [name, byKind] of results) {
         (r.notes.size > 0 ? `  [${[...r.notes].join("; ")}]` : ""),
     );
   }
+}
+
+// --json <file>: the same figures, round by round, for bench/report
+const jsonAt = args.indexOf("--json");
+if (jsonAt !== -1) {
+  const cases: Record<string, Record<string, { rps: number[]; cpuUs: number[] }>> = {};
+  for (const [name, byKind] of results) {
+    cases[name] = {};
+    for (const [kind, r] of byKind) cases[name][kind] = { rps: r.rps, cpuUs: r.cpuUs };
+  }
+  const out = { rounds: ROUNDS, seconds: SECONDS, warmup: WARMUP, text: TEXT, kinds: KINDS, cases };
+  await Deno.writeTextFile(args[jsonAt + 1], JSON.stringify(out, null, 2));
 }
