@@ -3,32 +3,22 @@
 // over and over, so parsed weights are memoized in a small table dropped wholesale when full.
 import type { ContentCoding } from "../server/types.ts";
 import { parseList } from "./_headers.ts";
+import { parseCoding } from "../http/_codings.ts";
 
 /** The weights a client gave each coding by name (`x-gzip` counts as `gzip`), and `*`. */
 type Weights = Map<string, number>;
 
 const MEMO_LIMIT = 256;
 const memo = /* @__PURE__ */ new Map<string, Weights>();
-const QVALUE = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/;
 
 function parseWeights(header: string): Weights {
   const weights: Weights = new Map();
   for (const member of parseList(header)) {
-    // coding *( OWS ";" OWS "q=" qvalue ); other parameters are not defined for codings
-    const parts = member.split(";");
-    let coding = parts[0].trim().toLowerCase();
-    if (coding === "x-gzip") coding = "gzip";
-    let q = 1;
-    let valid = coding !== "";
-    for (let i = 1; i < parts.length && valid; i++) {
-      const param = parts[i].trim();
-      const eq = param.indexOf("=");
-      if (eq === -1 || param.slice(0, eq).trim().toLowerCase() !== "q") continue;
-      const value = param.slice(eq + 1).trim();
-      if (QVALUE.test(value)) q = Number(value);
-      else valid = false; // an unparseable weight: ignore the member
-    }
-    if (valid) weights.set(coding, Math.max(q, weights.get(coding) ?? 0));
+    const parsed = parseCoding(member);
+    if (parsed === null) continue;
+    const [named, q] = parsed;
+    const coding = named === "x-gzip" ? "gzip" : named;
+    weights.set(coding, Math.max(q, weights.get(coding) ?? 0));
   }
   return weights;
 }

@@ -52,19 +52,6 @@ async function settledSoon<T>(promise: Promise<T>): Promise<T | undefined> {
   return value;
 }
 
-export function join(chunks: Uint8Array[], total: number): Uint8Array<ArrayBuffer> {
-  if (chunks.length === 1 && chunks[0].buffer instanceof ArrayBuffer) {
-    return chunks[0] as Uint8Array<ArrayBuffer>;
-  }
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
-}
-
 // The body again: the chunks read ahead, the read left pending, then the rest of the reader.
 export function resume(
   reader: ReadableStreamDefaultReader<Uint8Array>,

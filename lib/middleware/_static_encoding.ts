@@ -3,6 +3,7 @@
 // memoized in a small table that is dropped wholesale when full. The list parser comes from
 // the caller (ResolveConfig.parseList), so this lazily loaded engine shares no module with the
 // core, which parses lists with it too.
+import { parseCoding } from "../http/_codings.ts";
 
 /** The content codings staticFiles() can serve from precompressed files, in preference order. */
 export type Coding = "br" | "gzip";
@@ -18,27 +19,15 @@ interface Weights {
 
 const MEMO_LIMIT = 256;
 const memo = /* @__PURE__ */ new Map<string, Weights>();
-const QVALUE = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/;
 
 function parseWeights(header: string, parseList: (value: string) => string[]): Weights {
   const weights: Weights = { br: 0, gzip: 0, identity: 1, identityExplicit: false };
   let star = -1;
   const seen = new Set<string>();
   for (const member of parseList(header)) {
-    // coding *( OWS ";" OWS "q=" qvalue ) — other parameters are not defined for codings
-    const parts = member.split(";");
-    const coding = parts[0].trim().toLowerCase();
-    let q = 1;
-    let valid = coding !== "";
-    for (let i = 1; i < parts.length && valid; i++) {
-      const param = parts[i].trim();
-      const eq = param.indexOf("=");
-      if (eq === -1 || param.slice(0, eq).trim().toLowerCase() !== "q") continue;
-      const value = param.slice(eq + 1).trim();
-      if (QVALUE.test(value)) q = Number(value);
-      else valid = false; // an unparseable weight: ignore the member
-    }
-    if (!valid) continue;
+    const parsed = parseCoding(member);
+    if (parsed === null) continue;
+    const [coding, q] = parsed;
     seen.add(coding);
     if (coding === "*") star = q;
     else if (coding === "br") weights.br = q;

@@ -10,7 +10,8 @@ import type { ContentCoding, RuntimeCompression } from "../server/types.ts";
 import type { Middleware } from "../types.ts";
 import { negotiateEncoding } from "./_accept_encoding.ts";
 import { appendVary, editHeaders } from "./_headers.ts";
-import { join, readAhead, resume } from "./_read_ahead.ts";
+import { readAhead, resume } from "./_read_ahead.ts";
+import { concat } from "../http/read_limited.ts";
 
 export type { ContentCoding };
 
@@ -224,7 +225,7 @@ export function compress(options: CompressOptions = {}): Middleware {
       ? { chunks: [], total: 0, done: false, pending: undefined }
       : await readAhead(reader, MAX_WHOLE_BYTES, false);
     if (ahead.done) {
-      const whole = join(ahead.chunks, ahead.total);
+      const whole = concat(ahead.chunks, ahead.total);
       if (whole.byteLength < threshold) return new Response(whole, res);
       const out = compression.compress(coding, whole, level);
       return encoded(res, coding, out, String(out.byteLength));

@@ -5,7 +5,8 @@
  */
 import { problem } from "../http/problem.ts";
 import type { Middleware } from "../types.ts";
-import { join, readAhead, resume } from "./_read_ahead.ts";
+import { readAhead, resume } from "./_read_ahead.ts";
+import { concat } from "../http/read_limited.ts";
 
 /** A body at hand up to this size is taken whole (and keeps its Content-Length). */
 const MAX_AHEAD_BYTES = 65_536;
@@ -89,7 +90,7 @@ export function timeout(ms: number): Middleware {
     const ahead = await readAhead(reader, MAX_AHEAD_BYTES, false);
     if (ahead.done) {
       clearTimeout(timer);
-      return new Response(join(ahead.chunks, ahead.total), res);
+      return new Response(concat(ahead.chunks, ahead.total), res);
     }
     const rest = resume(reader, ahead.chunks, ahead.pending);
     return new Response(cutAt(rest, deadline.signal, () => clearTimeout(timer)), res);
