@@ -190,3 +190,16 @@ Deno.test("openapi() of a generated 200-route app passes the validator", async (
   assert.equal(operations, 200);
   await check(doc);
 });
+
+Deno.test("the demo app serves /openapi.json, which passes the validator", async () => {
+  const { app } = await import("../../examples/app.ts");
+  const res = await app.fetch(new Request("http://localhost/openapi.json"));
+  assert.equal(res.status, 200);
+  const doc = await res.json() as OpenApiDocument;
+  const note = doc.paths["/api/notes/{id}"].get;
+  assert.equal(note.parameters![0].schema.type, "integer");
+  assert.equal(note.responses["404"].description, "No such note");
+  assert.deepEqual(doc.paths["/api/me/notes"].post.security, [{ bearerAuth: [] }]);
+  assert.deepEqual(doc.paths["/api/notes"].get.tags, ["notes"]);
+  await check(doc);
+});
