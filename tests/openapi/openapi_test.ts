@@ -5,6 +5,7 @@ import { validate as validateDocument } from "@readme/openapi-parser";
 import { chain, del, get, group, post, router, schema, validate } from "../../mod.ts";
 import { describe, openapi, type OpenApiDocument } from "../../lib/openapi/mod.ts";
 import { VALIDATES } from "../../lib/middleware/_validated.ts";
+import { generatedRoutes } from "./_generated.ts";
 
 /** The validator's verdict; it edits what it is given, so it gets a copy. */
 export async function check(doc: OpenApiDocument): Promise<void> {
@@ -154,37 +155,8 @@ Deno.test("the validator refuses a broken document (so the checks above can fail
   assert.equal((await validateDocument(wrongType as never)).valid, false);
 });
 
-/** An app of `n` routes of every shape: static, params, wildcards, bodies, queries, groups. */
-export function generatedRoutes(n: number) {
-  const Item = schema.object({ id: schema.integer(), name: schema.string() });
-  const search = validate({ query: schema.object({ q: schema.optional(schema.string()) }) });
-  const out = [];
-  for (let i = 0; out.length < n; i++) {
-    out.push(
-      get(
-        `/r${i}`,
-        [describe({ summary: `Static ${i}`, responses: { 200: Item } })],
-        (ctx) => ctx.text("ok"),
-      ),
-      get(
-        `/r${i}/:id`,
-        [validate({ params: schema.object({ id: schema.integer() }) })],
-        (ctx) => ctx.text("ok"),
-      ),
-      post(`/r${i}/:id/items`, [
-        describe({ body: Item, responses: { 201: Item }, security: "bearer" }),
-      ], (ctx) => ctx.text("ok")),
-      group(`/g${i}`, [search], [
-        get("/files/*path", (ctx) => ctx.text(ctx.params.path)),
-        get("/", (ctx) => ctx.text("ok")),
-      ]),
-    );
-  }
-  return out;
-}
-
 Deno.test("openapi() of a generated 200-route app passes the validator", async () => {
-  const routes = generatedRoutes(160); // 4 entries a step, one of them a group of 2: 200 routes
+  const routes = generatedRoutes(200);
   const doc = openapi(router(routes), { title: "Generated", version: "1" });
   const operations = Object.values(doc.paths).reduce((n, item) => n + Object.keys(item).length, 0);
   assert.equal(operations, 200);
