@@ -27,4 +27,5 @@ export {
   type OpenApiDocument,
   type OpenApiInfo,
   type OpenApiOperation,
+  type OpenApiValue,
 } from "./openapi.ts";

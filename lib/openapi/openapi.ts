@@ -33,22 +33,25 @@ export interface OpenApiInfo {
   schemas?: { readonly [name: string]: Schema };
 }
 
-/** A JSON value of the document. */
+/**
+ * A value inside the document: plain JSON, typed loosely so that a test or a tool can walk the
+ * document (`doc.paths["/notes"].get.responses["200"]`) without casts.
+ */
 // deno-lint-ignore no-explicit-any
-type Json = any;
+export type OpenApiValue = any;
 
 /** An OpenAPI 3.1 operation object. */
 export interface OpenApiOperation {
   /** The operation's summary. */
   summary?: string;
   /** The operation's parameters (path, query, header). */
-  parameters?: Json[];
+  parameters?: OpenApiValue[];
   /** The request body. */
-  requestBody?: Json;
+  requestBody?: OpenApiValue;
   /** Responses by status. */
-  responses: { [status: string]: Json };
+  responses: { [status: string]: OpenApiValue };
   /** Any other field of the operation object (tags, deprecated, security…). */
-  [field: string]: Json;
+  [field: string]: OpenApiValue;
 }
 
 /** An OpenAPI 3.1 document, as plain JSON data. */
@@ -60,9 +63,9 @@ export interface OpenApiDocument {
   /** The operations, by path template and lower-case method. */
   paths: { [path: string]: { [method: string]: OpenApiOperation } };
   /** Schemas, the framework's error responses, the bearer security scheme. */
-  components: Json;
+  components: OpenApiValue;
   /** Any other top-level field (servers). */
-  [field: string]: Json;
+  [field: string]: OpenApiValue;
 }
 
 // deno-lint-ignore no-explicit-any
@@ -132,7 +135,11 @@ const ERROR_TEXT: Record<string, string> = {
  * assert.deepEqual(Object.keys(list.responses), ["200", "400", "500"]);
  * ```
  */
-export function openapi(source: App | readonly Item[], info: OpenApiInfo): OpenApiDocument {
+export function openapi(
+  // deno-lint-ignore no-explicit-any
+  source: App | readonly (Route<any> | Group<any>)[],
+  info: OpenApiInfo,
+): OpenApiDocument {
   const items = Array.isArray(source)
     ? source as readonly Item[]
     : (source as App & { [ROUTES]?: readonly Item[] })[ROUTES];
@@ -158,7 +165,7 @@ export function openapi(source: App | readonly Item[], info: OpenApiInfo): OpenA
     (paths[path] ??= {})[route.method.toLowerCase()] = operation;
   }
   // 3. the components
-  const responses: Json = {};
+  const responses: OpenApiValue = {};
   for (const status of Object.keys(ERRORS)) {
     responses[ERRORS[status]] = {
       description: ERROR_TEXT[status],
@@ -166,7 +173,7 @@ export function openapi(source: App | readonly Item[], info: OpenApiInfo): OpenA
     };
   }
   responses.BadRequest.content[PROBLEM].schema.$ref = "#/components/schemas/ValidationProblem";
-  const components: Json = {
+  const components: OpenApiValue = {
     schemas: { ...writer.components, Problem: PROBLEM_SCHEMA, ValidationProblem: VALIDATION },
     responses,
   };
@@ -263,11 +270,11 @@ class Writer {
     }
     if (description.tags !== undefined) operation.tags = [...description.tags];
     // parameters: every path segment, then the query and the headers validate() reads
-    const parameters: Json[] = [];
+    const parameters: OpenApiValue[] = [];
     const params = shapeOf(validates.params);
     for (const segment of parsePattern(pattern)) {
       if (segment.kind === "static") continue;
-      const parameter: Json = {
+      const parameter: OpenApiValue = {
         name: segment.name,
         in: "path",
         required: true,
