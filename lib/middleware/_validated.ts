@@ -2,4 +2,4 @@
 // routes (weft/openapi); never read per request.
 
 /** The key of the `ValidateSchemas` on a `validate()` middleware (non-enumerable). */
-export const VALIDATES: unique symbol = Symbol("weft.validates");
+export const VALIDATES: unique symbol = /* @__PURE__ */ Symbol("weft.validates");

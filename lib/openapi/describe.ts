@@ -36,7 +36,7 @@ export interface Description {
 }
 
 /** The key of the {@linkcode Description} on a `describe()` middleware (non-enumerable). */
-export const DESCRIBES: unique symbol = Symbol("weft.describes");
+export const DESCRIBES: unique symbol = /* @__PURE__ */ Symbol("weft.describes");
 
 /**
  * Declares a route's documentation where the route is written, as a middleware in its list:

@@ -10,7 +10,7 @@ import { VALIDATES } from "../middleware/_validated.ts";
 import type { ValidateSchemas } from "../middleware/validate.ts";
 import { parsePattern } from "../router/pattern.ts";
 import type { Group, Route } from "../router/router.ts";
-import { ROUTES, USES } from "../router/_table.ts";
+import { SOURCE } from "../router/_table.ts";
 import { STATUS_TEXT } from "../http/status.ts";
 import type { App, Middleware } from "../types.ts";
 import { DESCRIBES, type Description, type ResponseDescription } from "./describe.ts";
@@ -142,7 +142,7 @@ export function openapi(
 ): OpenApiDocument {
   const items = Array.isArray(source)
     ? source as readonly Item[]
-    : (source as App & { [ROUTES]?: readonly Item[] })[ROUTES];
+    : (source as App & { [SOURCE]?: readonly Item[] })[SOURCE];
   if (!Array.isArray(items)) {
     throw new TypeError(
       "Cannot write the OpenAPI document: give a router() (not a chain around it) or its routes",
@@ -206,7 +206,7 @@ function collect(
       continue;
     }
     const pattern = prefix !== "" && item.pattern === "/" ? prefix : prefix + item.pattern;
-    const own = (item as Route & { [USES]?: readonly AnyMiddleware[] })[USES] ?? [];
+    const own = (item as Route & { [SOURCE]?: readonly AnyMiddleware[] })[SOURCE] ?? [];
     const declared: Declared = { validates: {}, description: {} };
     for (const layer of [...middleware, ...own]) {
       const validates = (layer as { [VALIDATES]?: ValidateSchemas })[VALIDATES];

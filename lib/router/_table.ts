@@ -1,8 +1,8 @@
-// What a router was built from, kept for tools that read an app's routes (weft/openapi). Only
-// read when such a tool runs, never per request.
+// What a router or a route was built from, kept for tools that read an app's routes
+// (weft/openapi); never read per request. One key for both, as a byte of the core bundle counts.
 
-/** A route's own middleware, outermost first. */
-export const USES: unique symbol = Symbol();
-
-/** The routes and groups `router()` was given. */
-export const ROUTES: unique symbol = Symbol();
+/**
+ * On a route: its own middleware, outermost first (`undefined` for none). On the App that
+ * `router()` returns: the routes and groups it was given.
+ */
+export const SOURCE: unique symbol = /* @__PURE__ */ Symbol();

@@ -14,7 +14,7 @@ import type { App, AppHooks, Handler, Middleware, Params, VariablesOf } from "..
 import { parsePattern, type PathParams } from "./pattern.ts";
 import { RadixTree } from "./radix.ts";
 import { restoreParam } from "./_path.ts";
-import { ROUTES, USES } from "./_table.ts";
+import { SOURCE } from "./_table.ts";
 
 /** A route definition made by {@linkcode route} or a method constructor. */
 export interface Route<V extends object = Record<never, never>> {
@@ -174,7 +174,7 @@ export function route(
     handler: handler === undefined
       ? middleware as Handler
       : compose(middleware as readonly Middleware[], handler),
-    [USES]: handler === undefined ? [] : middleware,
+    [SOURCE]: handler && middleware,
   } as Route;
 }
 
@@ -473,6 +473,6 @@ export function router(routes: readonly (Route | Group)[], options: RouterOption
     if (!headFromGet) return handler(ctx);
     return settle(ctx, handler).then(withoutBody);
   }, options);
-  (app as App & { [ROUTES]: typeof routes })[ROUTES] = routes;
+  (app as App & { [SOURCE]: typeof routes })[SOURCE] = routes;
   return app;
 }
