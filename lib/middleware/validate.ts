@@ -9,6 +9,7 @@ import { HttpError } from "../http/http_error.ts";
 import type { ObjectSchema, Shape } from "../json/schema.ts";
 import type { Infer } from "../json/standard_schema.ts";
 import type { Middleware } from "../types.ts";
+import { VALIDATES } from "./_validated.ts";
 
 /**
  * The request parts {@linkcode validate} checks, each with a `schema.object()`.
@@ -79,7 +80,7 @@ export function validate<const S extends ValidateSchemas>(
   const params = schemas.params && partReader("params", schemas.params);
   const query = schemas.query && partReader("query", schemas.query);
   const headers = schemas.headers && partReader("headers", schemas.headers, true);
-  return function validate(ctx, next) {
+  const middleware: Middleware<ValidatedParts<S>> = function validate(ctx, next) {
     // Every part is read before any fails, so that one 400 lists every failing field.
     const results: [string, ReturnType<PartReader>][] = [];
     if (params !== undefined) {
@@ -111,4 +112,5 @@ export function validate<const S extends ValidateSchemas>(
     for (const [part, result] of results) vars[part] = (result as { value: unknown }).value;
     return next();
   };
+  return Object.defineProperty(middleware, VALIDATES, { value: schemas });
 }

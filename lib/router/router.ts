@@ -14,6 +14,7 @@ import type { App, AppHooks, Handler, Middleware, Params, VariablesOf } from "..
 import { parsePattern, type PathParams } from "./pattern.ts";
 import { RadixTree } from "./radix.ts";
 import { restoreParam } from "./_path.ts";
+import { SOURCE } from "./_table.ts";
 
 /** A route definition made by {@linkcode route} or a method constructor. */
 export interface Route<V extends object = Record<never, never>> {
@@ -173,7 +174,8 @@ export function route(
     handler: handler === undefined
       ? middleware as Handler
       : compose(middleware as readonly Middleware[], handler),
-  };
+    [SOURCE]: handler && middleware,
+  } as Route;
 }
 
 function method(name: string): RouteConstructor {
@@ -438,7 +440,7 @@ export function router(routes: readonly (Route | Group)[], options: RouterOption
     return (find(allowed[0], path)!.data.refuse ?? refuse)(ctx);
   }
 
-  return createApp(function router(ctx: Context): Response | Promise<Response> {
+  const app = createApp(function router(ctx: Context): Response | Promise<Response> {
     const method = ctx.req.method;
     let path = ctx.path;
     let match = find(method, path);
@@ -471,4 +473,6 @@ export function router(routes: readonly (Route | Group)[], options: RouterOption
     if (!headFromGet) return handler(ctx);
     return settle(ctx, handler).then(withoutBody);
   }, options);
+  (app as App & { [SOURCE]: typeof routes })[SOURCE] = routes;
+  return app;
 }

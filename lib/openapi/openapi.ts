@@ -1,0 +1,379 @@
+/**
+ * `openapi(app, info)`: an OpenAPI 3.1 document from a router's routes, their `validate()`
+ * schemas and their `describe()` declarations.
+ *
+ * @module
+ */
+import type { Schema, SchemaNode } from "../json/schema.ts";
+import { type JsonSchemaDocument, toJsonSchema } from "../json/to_json_schema.ts";
+import { VALIDATES } from "../middleware/_validated.ts";
+import type { ValidateSchemas } from "../middleware/validate.ts";
+import { parsePattern } from "../router/pattern.ts";
+import type { Group, Route } from "../router/router.ts";
+import { SOURCE } from "../router/_table.ts";
+import { STATUS_TEXT } from "../http/status.ts";
+import type { App, Middleware } from "../types.ts";
+import { DESCRIBES, type Description, type ResponseDescription } from "./describe.ts";
+
+/** The `info` of the document, and where the API is served. */
+export interface OpenApiInfo {
+  /** The API's title. */
+  title: string;
+  /** The API's version (not the OpenAPI version). */
+  version: string;
+  /** A longer description (CommonMark). */
+  description?: string;
+  /** Base URLs of the API, such as `"https://api.example.com"`. */
+  servers?: readonly string[];
+  /**
+   * Schemas to name in `components.schemas`: a body or response schema that is one of these
+   * objects becomes a `$ref` to its name. A schema used by more than one operation and not
+   * named here is named `Schema1`, `Schema2`, … in order of first use.
+   */
+  schemas?: { readonly [name: string]: Schema };
+}
+
+/**
+ * A value inside the document: plain JSON, typed loosely so that a test or a tool can walk the
+ * document (`doc.paths["/notes"].get.responses["200"]`) without casts.
+ */
+// deno-lint-ignore no-explicit-any
+export type OpenApiValue = any;
+
+/** An OpenAPI 3.1 operation object. */
+export interface OpenApiOperation {
+  /** The operation's summary. */
+  summary?: string;
+  /** The operation's parameters (path, query, header). */
+  parameters?: OpenApiValue[];
+  /** The request body. */
+  requestBody?: OpenApiValue;
+  /** Responses by status. */
+  responses: { [status: string]: OpenApiValue };
+  /** Any other field of the operation object (tags, deprecated, security…). */
+  [field: string]: OpenApiValue;
+}
+
+/** An OpenAPI 3.1 document, as plain JSON data. */
+export interface OpenApiDocument {
+  /** The OpenAPI version, `"3.1.1"`. */
+  openapi: string;
+  /** Title, version, description. */
+  info: { title: string; version: string; description?: string };
+  /** The operations, by path template and lower-case method. */
+  paths: { [path: string]: { [method: string]: OpenApiOperation } };
+  /** Schemas, the framework's error responses, the bearer security scheme. */
+  components: OpenApiValue;
+  /** Any other top-level field (servers). */
+  [field: string]: OpenApiValue;
+}
+
+// deno-lint-ignore no-explicit-any
+type Item = Route<any> | Group<any>;
+// deno-lint-ignore no-explicit-any
+type AnyMiddleware = Middleware<any>;
+
+/** What a route's middleware (its groups' first) declare. */
+interface Declared {
+  validates: ValidateSchemas;
+  description: Description;
+}
+
+const PROBLEM = "application/problem+json";
+// The statuses the framework answers itself, with the component naming each.
+const ERRORS: Record<string, string> = {
+  400: "BadRequest",
+  401: "Unauthorized",
+  404: "NotFound",
+  405: "MethodNotAllowed",
+  413: "ContentTooLarge",
+  415: "UnsupportedMediaType",
+  500: "InternalServerError",
+};
+const ERROR_TEXT: Record<string, string> = {
+  400: "The request is not valid: `errors` lists every failing field",
+  401: "No valid bearer token (`WWW-Authenticate` names the scheme)",
+  404: "No route matches the path",
+  405: "The path has routes, but not for this method (`Allow` lists them)",
+  413: "The request body is larger than the limit",
+  415: "The request body is not `application/json`",
+  500: "The server failed; the body holds no detail of the failure",
+};
+
+/**
+ * Writes an OpenAPI 3.1 document for a router's routes. Paths come from the patterns (`:id`
+ * becomes `{id}`; `*rest` becomes `{rest}`, documented as the rest of the path, slashes
+ * included), methods as declared (the router's automatic HEAD and OPTIONS are left out),
+ * parameters from the route's `validate()` schemas (a path param it does not name is a string),
+ * the request body and responses from its `describe()`, and on every operation the
+ * `application/problem+json` errors the framework itself sends: 400 where something is validated,
+ * 401 where bearer security is declared, 413 and 415 where a body is, and 500. 404 and 405,
+ * which answer requests no operation matches, are in `components.responses`. Schemas are JSON
+ * Schema 2020-12 from `toJsonSchema`; a schema named in `info.schemas` or used by several
+ * operations is written once in `components.schemas`.
+ *
+ * @param source A `router()` (not a `chain()` around it), or the routes and groups given to it.
+ * @param info The document's title, version, description, servers and named schemas.
+ * @returns The document, plain JSON data (`JSON.stringify` it, or `ctx.json()` it).
+ * @throws {TypeError} When `source` is neither a router nor a list of routes.
+ *
+ * @example
+ * ```ts
+ * import { get, router, schema, validate } from "../../mod.ts";
+ * import { openapi } from "./mod.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const app = router([
+ *   get("/boards/:board/notes", [validate({
+ *     params: schema.object({ board: schema.integer() }),
+ *     query: schema.object({ limit: schema.optional(schema.integer()) }),
+ *   })], (ctx) => ctx.json([])),
+ * ]);
+ * const doc = openapi(app, { title: "Boards", version: "1.0.0" });
+ * const list = doc.paths["/boards/{board}/notes"].get;
+ * assert.deepEqual(list.parameters?.map((p) => `${p.in} ${p.name}`), ["path board", "query limit"]);
+ * assert.deepEqual(Object.keys(list.responses), ["200", "400", "500"]);
+ * ```
+ */
+export function openapi(
+  // deno-lint-ignore no-explicit-any
+  source: App | readonly (Route<any> | Group<any>)[],
+  info: OpenApiInfo,
+): OpenApiDocument {
+  const items = Array.isArray(source)
+    ? source as readonly Item[]
+    : (source as App & { [SOURCE]?: readonly Item[] })[SOURCE];
+  if (!Array.isArray(items)) {
+    throw new TypeError(
+      "Cannot write the OpenAPI document: give a router() (not a chain around it) or its routes",
+    );
+  }
+  const writer = new Writer(info.schemas ?? {});
+  const routes: [Route, Declared][] = [];
+  collect(items, "", [], routes);
+  // 1. count the uses of each body and response schema, so that reused ones become components
+  for (const [, { description }] of routes) {
+    for (const schema of schemasOf(description)) writer.count(schema);
+  }
+  // 2. write the operations
+  const paths: OpenApiDocument["paths"] = {};
+  let bearer = false;
+  for (const [route, declared] of routes) {
+    const path = template(route.pattern);
+    const operation = writer.operation(route.pattern, declared);
+    if (declared.description.security === "bearer") bearer = true;
+    (paths[path] ??= {})[route.method.toLowerCase()] = operation;
+  }
+  // 3. the components
+  const responses: OpenApiValue = {};
+  for (const status of Object.keys(ERRORS)) {
+    responses[ERRORS[status]] = {
+      description: ERROR_TEXT[status],
+      content: { [PROBLEM]: { schema: { $ref: "#/components/schemas/Problem" } } },
+    };
+  }
+  responses.BadRequest.content[PROBLEM].schema.$ref = "#/components/schemas/ValidationProblem";
+  const components: OpenApiValue = {
+    schemas: { ...writer.components, Problem: PROBLEM_SCHEMA, ValidationProblem: VALIDATION },
+    responses,
+  };
+  if (bearer) components.securitySchemes = { bearerAuth: { type: "http", scheme: "bearer" } };
+  const doc: OpenApiDocument = {
+    openapi: "3.1.1",
+    info: {
+      title: info.title,
+      version: info.version,
+      ...(info.description === undefined ? {} : { description: info.description }),
+    },
+    paths,
+    components,
+  };
+  if (info.servers !== undefined) doc.servers = info.servers.map((url) => ({ url }));
+  return doc;
+}
+
+// Groups flattened the way router() flattens them: the full pattern, and what the group
+// middleware and then the route's own declare (the innermost wins).
+function collect(
+  items: readonly Item[],
+  prefix: string,
+  middleware: readonly AnyMiddleware[],
+  out: [Route, Declared][],
+): void {
+  for (const item of items) {
+    if ("prefix" in item) {
+      collect(item.routes, prefix + item.prefix, [...middleware, ...item.middleware], out);
+      continue;
+    }
+    const pattern = prefix !== "" && item.pattern === "/" ? prefix : prefix + item.pattern;
+    const own = (item as Route & { [SOURCE]?: readonly AnyMiddleware[] })[SOURCE] ?? [];
+    const declared: Declared = { validates: {}, description: {} };
+    for (const layer of [...middleware, ...own]) {
+      const validates = (layer as { [VALIDATES]?: ValidateSchemas })[VALIDATES];
+      if (validates !== undefined) Object.assign(declared.validates, validates);
+      const description = (layer as { [DESCRIBES]?: Description })[DESCRIBES];
+      if (description !== undefined) Object.assign(declared.description, description);
+    }
+    out.push([{ method: item.method, pattern, handler: item.handler }, declared]);
+  }
+}
+
+function schemasOf(description: Description): Schema[] {
+  const out: Schema[] = [];
+  if (description.body !== undefined) out.push(description.body);
+  for (const response of Object.values(description.responses ?? {})) {
+    const schema = isSchema(response) ? response : response.schema;
+    if (schema !== undefined) out.push(schema);
+  }
+  return out;
+}
+
+function isSchema(value: Schema | ResponseDescription): value is Schema {
+  return typeof (value as SchemaNode).kind === "string";
+}
+
+/** `/files/:id/*rest` → `/files/{id}/{rest}`. */
+function template(pattern: string): string {
+  return pattern.replace(/([:*])([A-Za-z_$][\w$]*)/g, "{$2}");
+}
+
+class Writer {
+  readonly components: Record<string, JsonSchemaDocument> = {};
+  #names = new Map<Schema, string>();
+  #uses = new Map<Schema, number>();
+  #next = 1;
+
+  constructor(named: { readonly [name: string]: Schema }) {
+    for (const [name, schema] of Object.entries(named)) this.#names.set(schema, name);
+  }
+
+  count(schema: Schema): void {
+    this.#uses.set(schema, (this.#uses.get(schema) ?? 0) + 1);
+  }
+
+  /** A body or response schema: a `$ref` when it is named or reused, else inline. */
+  schema(schema: Schema): JsonSchemaDocument {
+    let name = this.#names.get(schema);
+    if (name === undefined && (this.#uses.get(schema) ?? 0) > 1) {
+      do name = `Schema${this.#next++}`; while (Object.values(this.#names).includes(name));
+      this.#names.set(schema, name);
+    }
+    if (name === undefined) return inline(schema);
+    this.components[name] ??= inline(schema);
+    return { $ref: `#/components/schemas/${name}` };
+  }
+
+  operation(pattern: string, { validates, description }: Declared): OpenApiOperation {
+    const operation: OpenApiOperation = { responses: {} };
+    for (const key of ["summary", "description", "operationId", "deprecated"] as const) {
+      if (description[key] !== undefined) operation[key] = description[key];
+    }
+    if (description.tags !== undefined) operation.tags = [...description.tags];
+    // parameters: every path segment, then the query and the headers validate() reads
+    const parameters: OpenApiValue[] = [];
+    const params = shapeOf(validates.params);
+    for (const segment of parsePattern(pattern)) {
+      if (segment.kind === "static") continue;
+      const parameter: OpenApiValue = {
+        name: segment.name,
+        in: "path",
+        required: true,
+        schema: params[segment.name] === undefined
+          ? { type: "string" }
+          : inline(params[segment.name]),
+      };
+      if (segment.kind === "wildcard") {
+        parameter.description = "The rest of the path, slashes included";
+      }
+      parameters.push(parameter);
+    }
+    for (const part of ["query", "headers"] as const) {
+      const shape = shapeOf(validates[part]);
+      for (const name of Object.keys(shape)) {
+        const member = shape[name] as SchemaNode;
+        parameters.push({
+          name,
+          in: part === "query" ? "query" : "header",
+          required: member.kind !== "optional",
+          schema: inline(member),
+        });
+      }
+    }
+    if (parameters.length > 0) operation.parameters = parameters;
+    if (description.body !== undefined) {
+      operation.requestBody = {
+        required: true,
+        content: { "application/json": { schema: this.schema(description.body) } },
+      };
+    }
+    // responses: the declared ones, then the errors the framework sends for this operation
+    const declared = Object.entries(description.responses ?? {});
+    if (declared.length === 0) operation.responses["200"] = { description: "OK" };
+    for (const [status, response] of declared) {
+      const { description: text, schema } = isSchema(response) ? { schema: response } : response;
+      operation.responses[status] = {
+        description: text ?? STATUS_TEXT[Number(status)] ?? `Status ${status}`,
+        ...(schema === undefined
+          ? {}
+          : { content: { "application/json": { schema: this.schema(schema) } } }),
+      };
+    }
+    const errors: number[] = [500];
+    if (Object.keys(validates).length > 0 || description.body !== undefined) errors.push(400);
+    if (description.security === "bearer") {
+      errors.push(401);
+      operation.security = [{ bearerAuth: [] }];
+    }
+    if (description.body !== undefined) errors.push(413, 415);
+    for (const status of errors.sort()) {
+      operation.responses[status] ??= { $ref: `#/components/responses/${ERRORS[status]}` };
+    }
+    return operation;
+  }
+}
+
+function shapeOf(schema: Schema | undefined): Record<string, Schema> {
+  return schema === undefined
+    ? {}
+    : (schema as SchemaNode & { shape: Record<string, Schema> }).shape;
+}
+
+// A schema inside the document: the document declares the dialect once (3.1's default is
+// 2020-12), so each schema leaves out its own `$schema`.
+function inline(schema: Schema): JsonSchemaDocument {
+  const { $schema: _, ...rest } = toJsonSchema(schema);
+  return rest;
+}
+
+// RFC 9457 problem details as lib/http/problem.ts writes them.
+const PROBLEM_SCHEMA = {
+  type: "object",
+  properties: {
+    type: { type: "string" },
+    title: { type: "string" },
+    status: { type: "integer" },
+    detail: { type: "string" },
+    instance: { type: "string" },
+  },
+  required: ["type", "title", "status"],
+};
+
+// A validate() 400: the problem with every failing field.
+const VALIDATION = {
+  allOf: [{ $ref: "#/components/schemas/Problem" }],
+  type: "object",
+  properties: {
+    errors: {
+      type: "array",
+      items: {
+        type: "object",
+        properties: {
+          in: { type: "string" },
+          path: { type: "string" },
+          message: { type: "string" },
+        },
+        required: ["in", "path", "message"],
+      },
+    },
+  },
+};
