@@ -14,15 +14,16 @@ function weft(env: Env): WithMiddleware {
   return env.weft;
 }
 
-interface Servers {
+/** The base URLs of the two servers {@linkcode withServers} starts. */
+export interface Servers {
   /** Plain server (HTTP/1.1 and h2c), no trailing slash. */
   http: string;
   /** TLS server (h2 and http/1.1 via ALPN), no trailing slash. */
   https: string;
 }
 
-// Starts a plain and a TLS server for `app`, runs `fn`, and always shuts both down.
-async function withServers(
+/** Starts a plain and a TLS server for `app`, runs `fn`, and always shuts both down. */
+export async function withServers(
   env: Env,
   app: Weft.App,
   fn: (servers: Servers) => Promise<void>,

@@ -5,34 +5,7 @@
 import assert from "node:assert/strict";
 import type { Env } from "./suite.ts";
 import type * as Weft from "../../mod.ts";
-import { withDeadline } from "../_deadline.ts";
-
-interface Servers {
-  http: string;
-  https: string;
-}
-
-async function withServers(
-  env: Env,
-  app: Weft.App,
-  fn: (servers: Servers) => Promise<void>,
-): Promise<void> {
-  const quiet = { port: 0, hostname: "127.0.0.1", onListen() {} };
-  const plain = env.weft.serve(app, quiet);
-  const tls = env.weft.serve(app, { ...quiet, cert: env.cert, key: env.key });
-  try {
-    await fn({
-      http: `http://127.0.0.1:${plain.addr.port}`,
-      https: `https://localhost:${tls.addr.port}`,
-    });
-  } finally {
-    await withDeadline(
-      Promise.all([plain.shutdown(), tls.shutdown()]),
-      10_000,
-      "the servers to shut down",
-    );
-  }
-}
+import { type Servers, withServers } from "./middleware_cases.ts";
 
 // [HTTP version curl reports, curl flags, base URL]
 function protocols(env: Env, servers: Servers): [string, string[], string][] {
