@@ -6,6 +6,18 @@
 /** The Chromium binary the browser tests drive. */
 export const CHROMIUM: string = Deno.env.get("WEFT_CHROMIUM") ?? "/usr/bin/chromium";
 
+/** The flags every browser test starts Chromium with: headless, no sandbox (root in CI), quiet. */
+export const CHROMIUM_ARGS: readonly string[] = [
+  "--no-sandbox",
+  "--headless",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
 const REQUIRED = Deno.env.get("WEFT_REQUIRE_BROWSER") === "1";
 
 // Every test module runs in its own isolate, but they share the process environment: the

@@ -9,19 +9,10 @@ import { chain, get, put, router, serve, type Server } from "../../mod.ts";
 import { cors } from "../../lib/middleware/cors.ts";
 import { auth, bearerTokens } from "../../lib/middleware/auth.ts";
 import { logger } from "../../lib/middleware/logger.ts";
-import { browserTest } from "../_browser.ts";
+import { browserTest, CHROMIUM_ARGS } from "../_browser.ts";
 import { withDeadline } from "../_deadline.ts";
 
-const ARGS = [
-  "--no-sandbox",
-  "--headless",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
+const ARGS = [...CHROMIUM_ARGS];
 const TIME_LIMIT_MS = 90_000;
 
 const quiet = { port: 0, hostname: "127.0.0.1", onListen: () => {} };

@@ -6,18 +6,10 @@ import assert from "node:assert/strict";
 import { chromium } from "playwright-core";
 import type { Browser } from "playwright-core";
 import { chain, get, logger, router, serve, sse } from "../../mod.ts";
-import { browserTest } from "../_browser.ts";
+import { browserTest, CHROMIUM_ARGS } from "../_browser.ts";
 import { withDeadline } from "../_deadline.ts";
 
-const ARGS = [
-  "--no-sandbox",
-  "--headless",
-  "--disable-gpu",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
+const ARGS = [...CHROMIUM_ARGS];
 const HEARTBEAT_MS = 50;
 const PAGE = `<!doctype html><meta charset=utf-8><title>events</title><script>
   globalThis.received = [];

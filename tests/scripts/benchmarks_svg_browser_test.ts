@@ -6,11 +6,11 @@ import assert from "node:assert/strict";
 import { chromium } from "playwright-core";
 import type { Browser } from "playwright-core";
 import { get, HttpError, router, serve } from "../../mod.ts";
-import { browserTest } from "../_browser.ts";
+import { browserTest, CHROMIUM_ARGS } from "../_browser.ts";
 import { withDeadline } from "../_deadline.ts";
 
 const DOCS = new URL("../../docs/", import.meta.url);
-const ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--no-first-run"];
+const ARGS = [...CHROMIUM_ARGS];
 const TIME_LIMIT_MS = 60_000;
 
 /** The charts docs/benchmarks.md links, as file names under docs/benchmarks/. */

@@ -22,19 +22,10 @@ import {
   type Server,
   setCookie,
 } from "../../mod.ts";
-import { browserTest } from "../_browser.ts";
+import { browserTest, CHROMIUM_ARGS } from "../_browser.ts";
 import { withDeadline } from "../_deadline.ts";
 
-const ARGS = [
-  "--no-sandbox",
-  "--headless",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
+const ARGS = [...CHROMIUM_ARGS];
 const TIME_LIMIT_MS = 90_000;
 
 const fixtures = new URL("../fixtures/tls/", import.meta.url);
