@@ -279,13 +279,15 @@ export function onUpgrade(
   const upgrade: Upgrade = { incoming, socket, head, registry: this };
   const method = incoming.method ?? "GET";
   const result = dispatch(this, incoming, method, socket, upgrade);
+  // An upgrade pipelined behind another request gets the socket while that request's response
+  // still holds it: whatever the answer (a 101 or a refusal), it waits for that response to
+  // finish, so that the responses leave in the order of the requests (assigning the socket
+  // earlier would also throw ERR_HTTP_SOCKET_ASSIGNED).
   settle(this, result, (response) => {
-    if (acceptWebSocket(upgrade, response)) return;
-    // Not a WebSocket (an h2c upgrade offer, or the app refused): answer over HTTP/1.1 and
-    // close. An upgrade pipelined behind another request gets the socket while that request's
-    // response still holds it (assigning it then throws ERR_HTTP_SOCKET_ASSIGNED), so the
-    // answer waits for that response to finish.
-    const answer = () => {
+    const proceed = () => {
+      if (acceptWebSocket(upgrade, response)) return;
+      // Not a WebSocket (an h2c upgrade offer, or the app refused): answer over HTTP/1.1 and
+      // close.
       if (socket.destroyed || writing(socket)) {
         socket.destroy();
         return;
@@ -297,8 +299,8 @@ export function onUpgrade(
       send(response, res as Writer, method, true);
     };
     const busy = writing(socket);
-    if (busy) busy.once("close", answer);
-    else answer();
+    if (busy) busy.once("close", proceed);
+    else proceed();
   });
 }
 

@@ -15,6 +15,43 @@ test(
   90_000,
 );
 
+test(
+  "an accepted upgrade pipelined behind a request whose answer is still being made waits for it",
+  async () => {
+    const { server, stop } = await startFuzzServer("node", 60_000);
+    try {
+      const socket = net.connect(server.port, "127.0.0.1");
+      socket.on("error", () => {});
+      const received: Buffer[] = [];
+      socket.on("data", (chunk: Buffer) => received.push(chunk));
+      // A static file with ranges (answered after a file-system read), then a valid handshake
+      // in the same packet: the 206 must come first, then the 101.
+      socket.write(
+        "GET /static/link_inside.txt HTTP/1.1\r\nHost: 127.0.0.1\r\nRange: bytes=1-2, 3-4\r\n\r\n" +
+          "GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: upgrade\r\n" +
+          "Sec-WebSocket-Key: ZekLJhALy8nEsrch54UsJQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
+      );
+      const both = new Promise<"both">((resolve) => {
+        const check = () => {
+          if (/HTTP\/1\.1 101 /.test(Buffer.concat(received).toString("latin1"))) resolve("both");
+        };
+        socket.on("data", check);
+      });
+      const deadline = new Promise<"timeout">((resolve) => setTimeout(resolve, 5_000, "timeout"));
+      const outcome = await Promise.race([both, deadline]);
+      socket.destroy();
+      const text = Buffer.concat(received).toString("latin1");
+      expect(outcome, `the server to answer both requests: ${text}`).toBe("both");
+      expect(text.match(/HTTP\/1\.1 \d{3} /g)?.[0], text).not.toBe("HTTP/1.1 101 ");
+      expect(text.match(/HTTP\/1\.1 \d{3} /g)?.length, text).toBe(2);
+      expect(server.alive(), server.output()).toBe(true);
+    } finally {
+      await stop();
+    }
+  },
+  90_000,
+);
+
 // Found by the fuzzer: an upgrade the app refuses, pipelined behind another request, crashed
 // the process (ERR_HTTP_SOCKET_ASSIGNED).
 test(
