@@ -4,7 +4,6 @@
 // Node runner runs them against the npm build; each case starts its servers and shuts them down.
 import assert from "node:assert/strict";
 import type { Env } from "./suite.ts";
-import type * as Weft from "../../mod.ts";
 import { type Servers, withServers } from "./middleware_cases.ts";
 
 // [HTTP version curl reports, curl flags, base URL]
