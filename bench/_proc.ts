@@ -66,3 +66,27 @@ export function spread(values: readonly number[]): string {
   const m = median(values);
   return `±${(50 * (Math.max(...values) - Math.min(...values)) / m).toFixed(0)}%`;
 }
+
+/** The one-minute load average, to report how busy the machine was while measuring. */
+export async function loadAverage(): Promise<number> {
+  return Number((await Deno.readTextFile("/proc/loadavg")).split(" ")[0]);
+}
+
+/**
+ * Waits until a server accepts connections on `port` (20 s at most); fails early when `child`,
+ * the server's process, exits first.
+ */
+export async function waitForPort(port: number, child?: Deno.ChildProcess): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  let exited = false;
+  child?.status.then(() => exited = true);
+  while (Date.now() < deadline && !exited) {
+    try {
+      (await Deno.connect({ hostname: "127.0.0.1", port })).close();
+      return;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+  throw new Error(`the server on port ${port} did not start`);
+}

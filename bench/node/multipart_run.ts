@@ -6,7 +6,7 @@
 //
 //   deno task build:npm && (cd bench/node && npm ci)
 //   deno run -A bench/node/multipart_run.ts [--mib 256] [--rounds 3]
-import { cpuTicks, median, stop, stopAll, TICKS_PER_SECOND, track } from "../_proc.ts";
+import { cpuTicks, median, stop, stopAll, TICKS_PER_SECOND, track, waitForPort } from "../_proc.ts";
 
 const args = Deno.args;
 const option = (name: string, fallback: number) => {
@@ -30,19 +30,6 @@ const file = `${dir}/upload.bin`;
   out.close();
 }
 await Deno.mkdir(`${dir}/out`);
-
-async function waitForPort(port: number): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (Date.now() < deadline) {
-    try {
-      (await Deno.connect({ hostname: "127.0.0.1", port })).close();
-      return;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-  throw new Error(`the server on port ${port} did not start`);
-}
 
 async function peakRss(pid: number): Promise<number> {
   const status = await Deno.readTextFile(`/proc/${pid}/status`);

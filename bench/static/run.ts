@@ -18,7 +18,16 @@
 // sendfile on, access_log off, from a config written to a temp dir. Every process started
 // here is stopped by PID when its turn ends, on errors and on SIGINT/SIGTERM; every wrk run is
 // bounded by `timeout`, and the whole run by a deadline.
-import { cpuTicks, median, stop, stopAll, TICKS_PER_SECOND, track } from "../_proc.ts";
+import {
+  cpuTicks,
+  loadAverage,
+  median,
+  stop,
+  stopAll,
+  TICKS_PER_SECOND,
+  track,
+  waitForPort,
+} from "../_proc.ts";
 const args = Deno.args;
 const option = (name: string, fallback: number) => {
   const i = args.indexOf(name);
@@ -85,25 +94,6 @@ http {
   }
 }
 `;
-}
-
-async function loadAverage(): Promise<number> {
-  return Number((await Deno.readTextFile("/proc/loadavg")).split(" ")[0]);
-}
-
-async function waitForPort(port: number, child: Deno.ChildProcess): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  let exited = false;
-  child.status.then(() => exited = true);
-  while (Date.now() < deadline && !exited) {
-    try {
-      (await Deno.connect({ hostname: "127.0.0.1", port })).close();
-      return;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-  throw new Error(`the server on port ${port} did not start`);
 }
 
 async function start(kind: Kind, port: number): Promise<Deno.ChildProcess> {
