@@ -258,8 +258,10 @@ export function judgeHttp1(
     }
     if (res.status === 101) {
       const key = c.requests[i]?.upgradeKey;
-      const line = Buffer.concat(c.chunks).toString("latin1").split(/\r?\n/)[0];
-      if (key !== undefined && / HTTP\/1\.0$/.test(line)) {
+      // the request line of the request this response answers (pipelined cases hold several)
+      const head = requestHeads(Buffer.concat(c.chunks).toString("latin1"))[i] ?? "";
+      const line = head.split(/\r?\n/)[0];
+      if (/ HTTP\/1\.0$/.test(line)) {
         knownCounts["websocket-http10"] = (knownCounts["websocket-http10"] ?? 0) + 1;
       } else {
         // A mutation may leave the handshake intact: judge the bytes that were sent.
