@@ -77,27 +77,14 @@ function invalid(name: string, detail: string): TypeError {
  */
 export function parseCookies(header: string): Record<string, string> {
   const cookies: Record<string, string> = Object.create(null);
-  const length = header.length;
-  let start = 0;
-  let eq = -1;
-  while (start < length) {
-    let end = header.indexOf(";", start);
-    if (end === -1) end = length;
-    // 1. the first "=" at or after the pair's start; found once and kept while it lies beyond
-    // the pairs without one, so that the whole header is searched once
-    if (eq < start) {
-      eq = header.indexOf("=", start);
-      if (eq === -1) break; // no pair after this one has a value
+  eachPair(header, (start, eq, end) => {
+    // the name, blanks trimmed; the first occurrence wins
+    const name = trim(header, start, eq);
+    if (name !== "" && cookies[name] === undefined) {
+      cookies[name] = decode(trim(header, eq + 1, end));
     }
-    if (eq < end) {
-      // 2. the name, blanks trimmed; the first occurrence wins
-      const name = trim(header, start, eq);
-      if (name !== "" && cookies[name] === undefined) {
-        cookies[name] = decode(trim(header, eq + 1, end));
-      }
-    }
-    start = end + 1;
-  }
+    return false;
+  });
   return cookies;
 }
 
@@ -121,6 +108,28 @@ export function parseCookies(header: string): Record<string, string> {
  */
 export function findCookie(header: string, name: string): string | undefined {
   if (name === "") return undefined;
+  let found: string | undefined;
+  eachPair(header, (start, eq, end) => {
+    let nameEnd = eq;
+    while (start < nameEnd && isBlank(header.charCodeAt(start))) start++;
+    while (nameEnd > start && isBlank(header.charCodeAt(nameEnd - 1))) nameEnd--;
+    if (nameEnd - start !== name.length || !header.startsWith(name, start)) return false;
+    found = decode(trim(header, eq + 1, end));
+    return true;
+  });
+  return found;
+}
+
+/**
+ * The one walk over a `Cookie` header's pairs: `visit(start, eq, end)` gets each pair that has
+ * an "=" (the pair is `[start, end)`, its "=" at `eq`) until it returns `true`. Pairs are split
+ * on ";"; the first "=" at or after a pair's start is found once and kept while it lies beyond
+ * the pairs without one, so the whole header is searched once.
+ */
+function eachPair(
+  header: string,
+  visit: (start: number, eq: number, end: number) => boolean,
+): void {
   const length = header.length;
   let start = 0;
   let eq = -1;
@@ -129,20 +138,11 @@ export function findCookie(header: string, name: string): string | undefined {
     if (end === -1) end = length;
     if (eq < start) {
       eq = header.indexOf("=", start);
-      if (eq === -1) return undefined;
+      if (eq === -1) return; // no pair after this one has a value
     }
-    if (eq < end) {
-      let nameStart = start;
-      let nameEnd = eq;
-      while (nameStart < nameEnd && isBlank(header.charCodeAt(nameStart))) nameStart++;
-      while (nameEnd > nameStart && isBlank(header.charCodeAt(nameEnd - 1))) nameEnd--;
-      if (nameEnd - nameStart === name.length && header.startsWith(name, nameStart)) {
-        return decode(trim(header, eq + 1, end));
-      }
-    }
+    if (eq < end && visit(start, eq, end)) return;
     start = end + 1;
   }
-  return undefined;
 }
 
 // The slice [start, end) without leading and trailing SP and HTAB.
