@@ -98,7 +98,8 @@ export const api = router([
   post("/echo", async (ctx) => new Response(await ctx.body(), { status: 200 })),
   get(
     "/openapi.json",
-    (ctx) => ctx.json(document ??= openapi(api, { title: "Weft demo", version: "1.0.0" })),
+    (ctx): Response =>
+      ctx.json(document ??= openapi(api, { title: "Weft demo", version: "1.0.0" })),
   ),
   group("/api", [cors(), notesTag], [
     get("/notes", [
