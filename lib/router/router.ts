@@ -90,8 +90,8 @@ export interface Group<
 export type RoutesOf<R extends readonly unknown[]> = ShapeOf<R[number]>;
 
 type ShapeOf<I> = I extends { readonly prefix: string; readonly "~routes"?: infer T }
-  ? T & RouteShape
-  : I extends { readonly "~route"?: infer T } ? T & RouteShape
+  ? Extract<T, RouteShape>
+  : I extends { readonly "~route"?: infer T } ? Extract<T, RouteShape>
   : never;
 
 // A route "/" inside a group is the prefix itself (as router() flattens it).
