@@ -20,6 +20,7 @@ import "./router_bench.ts";
 import "./json_bench.ts";
 import "./app_bench.ts";
 import "./template_bench.ts";
+import "./describe_bench.ts";
 
 const args = Deno.args;
 const option = (name: string, fallback: string) => {
