@@ -80,7 +80,7 @@ function fill(pattern: string, params: Record<string, TextValue>): string {
 function search(query: NonNullable<CallInput["query"]>): string {
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(query)) {
-    if (value !== undefined) for (const text of texts(value)) params.append(key, text);
+    if (value !== undefined) { for (const text of texts(value)) params.append(key, text); }
   }
   const text = params.toString();
   return text === "" ? "" : `?${text}`;
@@ -107,7 +107,12 @@ async function read(response: Response): Promise<AnswerAny> {
   return {
     ok: false,
     status,
-    problem: { ...problem, type: problem.type ?? "about:blank", title: problem.title ?? "", status },
+    problem: {
+      ...problem,
+      type: problem.type ?? "about:blank",
+      title: problem.title ?? "",
+      status,
+    },
     response,
   };
 }

@@ -111,8 +111,7 @@ type BodyInput<D> = D extends { readonly body: infer B extends Schema } ? {
   };
 
 /** What a call to the route `T` takes. */
-export type ClientInput<T extends RouteShape> = Declared<T["middleware"]> extends infer D
-  ?
+export type ClientInput<T extends RouteShape> = Declared<T["middleware"]> extends infer D ?
     & ParamsInput<T["pattern"], D>
     & QueryInput<D>
     & HeadersInput<D>
@@ -168,7 +167,7 @@ type Data<X> = X extends Schema ? Infer<X>
 
 type Success<S> = `${S & number}` extends `2${string}` ? true : false;
 
-type Declaredanswers<R> = {
+type DeclaredAnswers<R> = {
   [S in keyof R & number]: {
     /** True for a 2xx status. */
     ok: Success<S>;
@@ -203,7 +202,7 @@ export interface UndeclaredAnswer {
  * `problem` (or `ok`) and then `status`.
  */
 export type ClientResponse<T extends RouteShape> = Declared<T["middleware"]> extends
-  { readonly responses: infer R extends object } ? Declaredanswers<R> | ProblemAnswer
+  { readonly responses: infer R extends object } ? DeclaredAnswers<R> | ProblemAnswer
   : UndeclaredAnswer | ProblemAnswer;
 
 /**

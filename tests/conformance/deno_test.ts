@@ -4,7 +4,7 @@ import * as wsgi from "../../wsgi/mod.ts";
 import * as compress from "../../lib/middleware/compress.ts";
 import * as multipart from "../../lib/multipart/mod.ts";
 import * as openapi from "../../lib/openapi/mod.ts";
-import * as client from "../../lib/client/mod.ts";
+import * as weftClient from "../../lib/client/mod.ts";
 import { runChild } from "../_child.ts";
 import { withDeadline } from "../_deadline.ts";
 import { cases, conformanceApp, CURL_FLAGS, type Env, parseCurl } from "./suite.ts";
@@ -50,7 +50,7 @@ Deno.test("conformance on Deno", async (t) => {
     compress,
     multipart,
     openapi,
-    client,
+    client: weftClient,
     http: `http://127.0.0.1:${plain.addr.port}`,
     https: `https://localhost:${tls.addr.port}`,
     caFile,
