@@ -40,15 +40,26 @@ import type { Client } from "./types.ts";
 
 export type {
   AppRoutes,
+  BodyInput,
   Client,
   ClientArgs,
   ClientInput,
   ClientResponse,
+  Data,
+  DeclarationOf,
   Declared,
+  DeclaredAnswers,
+  HeadersInput,
+  Override,
+  ParamsInput,
+  ParamsOf,
+  Part,
   PathsOf,
   ProblemAnswer,
   ProblemDetails,
+  QueryInput,
   RouteAt,
+  Success,
   TextValue,
   UndeclaredAnswer,
 } from "./types.ts";
@@ -96,7 +107,8 @@ export interface ClientInit extends Omit<RequestInit, "method" | "body"> {
  */
 export function client<A>(baseUrl: string | URL, init: ClientInit = {}): Client<A> {
   const { fetch: send = (request: Request) => fetch(request), ...defaults } = init;
-  const base = String(baseUrl).replace(/\/+$/, "");
+  let base = String(baseUrl);
+  while (base.endsWith("/")) base = base.slice(0, -1);
   const method = (name: string) => (path: string, input?: CallInput): Promise<AnswerAny> =>
     call(send, base, defaults, name, path, input);
   return {

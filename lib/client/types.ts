@@ -35,14 +35,15 @@ export type RouteAt<A, M extends string, P extends string> = Extract<
 /** The patterns of an app's routes for a method. */
 export type PathsOf<A, M extends string> = Extract<AppRoutes<A>, { readonly method: M }>["pattern"];
 
-// What one middleware declares: validate()'s schemas, then describe()'s description.
-type DeclarationOf<H> =
+/** What one middleware declares (type only): `validate()`'s schemas, `describe()`'s description. */
+export type DeclarationOf<H> =
   & (H extends { readonly "~validates"?: infer S } ? unknown extends S ? unknown : NonNullable<S>
     : unknown)
   & (H extends { readonly "~describes"?: infer D } ? unknown extends D ? unknown : NonNullable<D>
     : unknown);
 
-type Override<A, B> = Omit<A, keyof B> & B;
+/** `A` with the fields of `B` in place of its own. */
+export type Override<A, B> = Omit<A, keyof B> & B;
 
 /**
  * What a route's middleware list declares, field by field, the innermost winning (as
@@ -52,25 +53,29 @@ export type Declared<L extends readonly unknown[], Acc = unknown> = L extends
   readonly [infer H, ...infer Rest] ? Declared<Rest, Override<Acc, DeclarationOf<H>>>
   : Acc;
 
-type Schema = StandardSchemaV1;
-type Part<D, K extends string> = D extends { readonly [key in K]: infer S extends Schema }
-  ? Infer<S>
+/** The value type of a declared part's schema (`undefined` when not declared). */
+export type Part<D, K extends string> = D extends
+  { readonly [key in K]: infer S extends StandardSchemaV1 } ? Infer<S>
   : undefined;
 
 /** A value of a query field or a header: written as text (arrays: one key each, or a list). */
 export type TextValue = string | number | boolean;
 
-type ParamsInput<P extends string, D> = [ParamNames<P>] extends [never] ? { params?: undefined }
+/** The `params` of a call: the pattern's names, typed by the declared params schema. */
+export type ParamsInput<P extends string, D> = [ParamNames<P>] extends [never]
+  ? { params?: undefined }
   : {
     /** The pattern's params, typed by the route's params schema where it declares one. */
     params: ParamsOf<ParamNames<P>, Part<D, "params">>;
   };
 
-type ParamsOf<N extends string, V> = {
+/** Each param name with the type its schema gives it, or any text. */
+export type ParamsOf<N extends string, V> = {
   [K in N]: V extends object ? K extends keyof V ? V[K] : TextValue : TextValue;
 };
 
-type QueryInput<D> = Part<D, "query"> extends infer Q ? undefined extends Q ? {
+/** The `query` of a call: typed by the declared query schema, or any fields. */
+export type QueryInput<D> = Part<D, "query"> extends infer Q ? undefined extends Q ? {
       /** Query fields (the route declares none: anything goes). */
       query?: { readonly [key: string]: TextValue | readonly TextValue[] | undefined };
     }
@@ -84,7 +89,8 @@ type QueryInput<D> = Part<D, "query"> extends infer Q ? undefined extends Q ? {
   }
   : never;
 
-type HeadersInput<D> = Part<D, "headers"> extends infer H ? undefined extends H ? {
+/** The `headers` of a call: typed by the declared headers schema, or any. */
+export type HeadersInput<D> = Part<D, "headers"> extends infer H ? undefined extends H ? {
       /** Headers to send (the route declares none). */
       headers?: { readonly [name: string]: string };
     }
@@ -98,7 +104,8 @@ type HeadersInput<D> = Part<D, "headers"> extends infer H ? undefined extends H 
   }
   : never;
 
-type BodyInput<D> = D extends { readonly body: infer B extends Schema } ? {
+/** The body of a call: `json` typed by the declared body schema, or any `json` or `body`. */
+export type BodyInput<D> = D extends { readonly body: infer B extends StandardSchemaV1 } ? {
     /** The JSON body, typed by the route's body schema; sent as `application/json`. */
     json: Infer<B>;
     body?: undefined;
@@ -161,13 +168,16 @@ export interface ProblemAnswer {
   response?: Response;
 }
 
-type Data<X> = X extends Schema ? Infer<X>
-  : X extends { readonly schema: infer S extends Schema } ? Infer<S>
+/** The body type of a declared response: its schema's, or `undefined`. */
+export type Data<X> = X extends StandardSchemaV1 ? Infer<X>
+  : X extends { readonly schema: infer S extends StandardSchemaV1 } ? Infer<S>
   : undefined;
 
-type Success<S> = `${S & number}` extends `2${string}` ? true : false;
+/** Whether a status is 2xx, as a literal type. */
+export type Success<S> = `${S & number}` extends `2${string}` ? true : false;
 
-type DeclaredAnswers<R> = {
+/** One answer per declared status, `data` typed by its schema. */
+export type DeclaredAnswers<R> = {
   [S in keyof R & number]: {
     /** True for a 2xx status. */
     ok: Success<S>;

@@ -87,21 +87,36 @@ export interface Group<
  * const methods: RoutesOf<typeof routes>["method"][] = ["GET", "POST"];
  * ```
  */
-export type RoutesOf<R extends readonly unknown[]> = ShapeOf<R[number]>;
-
-type ShapeOf<I> = I extends { readonly prefix: string; readonly "~routes"?: infer T }
-  ? Extract<T, RouteShape>
+export type RoutesOf<R extends readonly unknown[]> = R[number] extends infer I
+  ? I extends { readonly prefix: string; readonly "~routes"?: infer T } ? Extract<T, RouteShape>
   : I extends { readonly "~route"?: infer T } ? Extract<T, RouteShape>
+  : never
   : never;
 
-// A route "/" inside a group is the prefix itself (as router() flattens it).
-type Joined<Prefix extends string, P extends string> = Prefix extends "" ? P
+/**
+ * Type only: a route pattern inside a group's prefix, as `router()` flattens it (a route `"/"`
+ * is the prefix itself).
+ *
+ * @example
+ * ```ts
+ * import type { JoinedPattern } from "./router.ts";
+ *
+ * const pattern: JoinedPattern<"/api", "/notes/:id"> = "/api/notes/:id";
+ * const root: JoinedPattern<"/api", "/"> = "/api";
+ * ```
+ */
+export type JoinedPattern<Prefix extends string, P extends string> = Prefix extends "" ? P
   : P extends "/" ? Prefix
   : `${Prefix}${P}`;
 
-type Prefixed<Prefix extends string, M extends readonly unknown[], T> = T extends RouteShape ? {
+/**
+ * Type only: route shapes inside a group: the prefix joined to each pattern, the group's
+ * middleware before each route's own.
+ */
+export type PrefixedRoutes<Prefix extends string, M extends readonly unknown[], T> = T extends
+  RouteShape ? {
     readonly method: T["method"];
-    readonly pattern: Joined<Prefix, T["pattern"]>;
+    readonly pattern: JoinedPattern<Prefix, T["pattern"]>;
     readonly middleware: readonly [...M, ...T["middleware"]];
   }
   : never;
@@ -330,7 +345,7 @@ export function group<
   prefix: Prefix,
   middleware: M,
   routes: R,
-): Group<V, Prefixed<Prefix, M, RoutesOf<R>>> {
+): Group<V, PrefixedRoutes<Prefix, M, RoutesOf<R>>> {
   if (
     typeof prefix !== "string" || (prefix !== "" && (prefix[0] !== "/" || prefix.endsWith("/")))
   ) {
@@ -355,7 +370,6 @@ interface Target {
 
 // deno-lint-ignore no-explicit-any
 type Item = Route<any> | Group<any>;
-type Empty = Record<never, never>;
 // deno-lint-ignore no-explicit-any
 type AnyMiddleware = Middleware<any>;
 
@@ -444,7 +458,10 @@ async function countBytes(body: ReadableStream<Uint8Array>): Promise<number | un
  * ```
  */
 export function router<
-  const R extends readonly (Route<Empty, RouteShape> | Group<Empty, RouteShape>)[],
+  const R extends readonly (
+    | Route<Record<never, never>, RouteShape>
+    | Group<Record<never, never>, RouteShape>
+  )[],
 >(
   routes: R,
   options?: RouterOptions,
