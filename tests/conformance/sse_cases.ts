@@ -181,6 +181,43 @@ export const sseCases: Record<string, (env: Env) => Promise<void>> = {
       peer.close();
     }
   },
+  async "sse: shutdown() ends open streams without any signal (HTTP/1.1, h2, h2c)"(env) {
+    const { get, router, serve, sse } = env.weft;
+    const kinds: string[] = [];
+    const app = router([
+      get("/forever", (ctx) =>
+        sse(ctx, async (stream) => {
+          stream.send("open");
+          await stream.closed;
+          kinds.push((stream.signal.reason as Weft.SseClosed).kind);
+        })),
+    ]);
+    const plain = serve(app, QUIET);
+    const tls = serve(app, { ...QUIET, cert: env.cert, key: env.key });
+    const http = `http://127.0.0.1:${plain.addr.port}`;
+    const peers = [
+      await openHttp1(`${http}/forever`),
+      await openHttp2(`https://localhost:${tls.addr.port}`, "/forever", { ca: env.cert }),
+      await openHttp2(http, "/forever"),
+    ];
+    try {
+      for (const peer of peers) {
+        await peer.until("the first event", () => peer.parser.events.length === 1);
+      }
+      await withDeadline(
+        Promise.all([plain.shutdown(), tls.shutdown()]),
+        10_000,
+        "shutdown() with open event streams",
+      );
+      for (const peer of peers) {
+        await eventually("the end of the stream", () => peer.ended);
+        assert.equal(peer.text, ":\ndata: open\n\n: server shutting down\n\n");
+      }
+      assert.deepEqual(kinds, ["server", "server", "server"]);
+    } finally {
+      for (const peer of peers) peer.close();
+    }
+  },
   async "sse: a client that stops reading is disconnected past the high-water mark"(env) {
     const { get, router, serve, sse } = env.weft;
     const outcomes: { kind: string; queuedAtEnd: number }[] = [];
