@@ -307,6 +307,9 @@ export function upgradeWebSocket(
     ping() {
       return false; // Deno answers pings itself and exposes no ping API.
     },
+    get bufferedAmount() {
+      return socket.bufferedAmount;
+    },
     // Deno leaves the server side's `socket.protocol` empty; the 101 carries this one.
     protocol: options.protocol ?? "",
   };

@@ -191,6 +191,13 @@ export interface RuntimeSocket {
   ping(): boolean;
   /** The negotiated subprotocol ("" when none). */
   readonly protocol: string;
+  /**
+   * Bytes of messages sent and not yet written to the connection (the WebSocket's
+   * `bufferedAmount` on Deno, `ws`'s on Node: what waits in the runtime, not what waits in the
+   * kernel's socket buffer). A peer that stops reading makes it grow once the kernel's buffer
+   * is full.
+   */
+  readonly bufferedAmount: number;
 }
 
 /**

@@ -18,7 +18,9 @@ import {
   TopicsUnavailableError,
 } from "weft";
 import { redisTransport } from "weft/redis";
+import * as weft from "weft";
 import { eventually, terminate, withDeadline } from "../_deadline.ts";
+import { slowSubscriberCases } from "../realtime/slow_subscriber_cases.ts";
 
 const QUIET = { port: 0, hostname: "127.0.0.1", onListen() {} };
 
@@ -223,4 +225,10 @@ describe("broadcastChannelTransport() on Node", () => {
       await worker.terminate();
     }
   });
+});
+
+describe("a WebSocket subscriber that stops reading (tests/realtime/slow_subscriber_cases.ts)", () => {
+  for (const [name, run] of Object.entries(slowSubscriberCases)) {
+    test(`on Node: ${name}`, () => run(weft as never), 60_000);
+  }
 });
