@@ -180,9 +180,10 @@ function check(options: SseOptions): {
  *   `overflow` policy applies (`"disconnect"` by default). The runtime's and the kernel's
  *   socket buffers come before this queue, so a slow client holds that much more.
  * - **Shutdown**: `shutdown()` of the server the request came through (`serve()`, both
- *   runtimes) ends every open stream: `: server shutting down` (a comment) goes out after what
- *   is queued, the response ends, and the signal aborts with kind `"server"`. So shutdown never
- *   waits for event-stream clients to leave; a browser reconnects (with `Last-Event-ID`).
+ *   runtimes) ends every open stream, and the signal aborts with kind `"server"`: the comment
+ *   `: server shutting down` goes out and the response ends, or, for a client that is behind
+ *   (events wait in the queue), the response is cut as by the `"disconnect"` policy. So
+ *   shutdown never waits for event-stream clients; a browser reconnects with `Last-Event-ID`.
  * - **Headers**: `Content-Type: text/event-stream`, `Cache-Control: no-cache, no-transform`
  *   (no-transform tells a compressor or proxy not to hold the body back: a compressing
  *   middleware leaves such responses alone or flushes after every chunk) and
@@ -242,8 +243,14 @@ export function sse(
   const shutdown = options.signal;
   // The registry of the server the request came through (lib/server/types.ts), if any.
   const server = (ctx.info as { [SHUTDOWN]?: ShutdownRegistry } | undefined)?.[SHUTDOWN];
+  // A client that is behind (events wait in the queue) is cut, not waited for: one that stopped
+  // reading would hold the shutdown (on Node) until it leaves.
   const onShutdown = () =>
-    stream.end(new SseClosed("server", "The server is shutting down"), false, SHUTDOWN_COMMENT);
+    stream.end(
+      new SseClosed("server", "The server is shutting down"),
+      stream.bufferedAmount > 0,
+      SHUTDOWN_COMMENT,
+    );
   if (shutdown?.aborted || server?.closing) onShutdown();
   else {
     shutdown?.addEventListener("abort", onShutdown, { once: true });
