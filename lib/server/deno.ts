@@ -17,8 +17,10 @@ import type {
   RuntimeSocket,
   RuntimeSocketEvents,
   RuntimeUpgradeOptions,
+  ShutdownRegistry,
   SyncFile,
 } from "./types.ts";
+import { SHUTDOWN } from "./types.ts";
 import { isHost } from "../http/host.ts";
 import { problem } from "../http/problem.ts";
 
@@ -169,24 +171,21 @@ async function open(path: string): Promise<OpenFile | null> {
   }
 }
 
-// The WebSockets a server upgraded, each as the function that closes it with 1001.
-interface OpenSockets {
+// What a server closes on shutdown: its WebSockets (with 1001) and event streams, each as a
+// function. serve() hands every request a ConnInfo that carries it under SHUTDOWN, so that
+// upgradeWebSocket() and sse() find it through `ctx.info`: a WeakMap keyed by request would
+// make GC work for every request, while a property on an object made anyway costs nothing.
+interface OpenSockets extends ShutdownRegistry {
   closing: boolean;
-  readonly closers: Set<() => void>;
 }
-
-// serve() hands every request a ConnInfo that carries its server's sockets under this key, so
-// upgradeWebSocket() finds them through `ctx.info`: a WeakMap keyed by request would make GC
-// work for every request, while a property on an object made anyway costs nothing.
-const SOCKETS: unique symbol = Symbol("weft.sockets");
 
 // Deno reads the peer address with an op call on every access, so it is read only on demand.
 class ServedInfo implements ConnInfo {
-  readonly [SOCKETS]: OpenSockets;
+  readonly [SHUTDOWN]: OpenSockets;
   readonly #info: Deno.ServeHandlerInfo<Deno.NetAddr>;
   constructor(info: Deno.ServeHandlerInfo<Deno.NetAddr>, open: OpenSockets) {
     this.#info = info;
-    this[SOCKETS] = open;
+    this[SHUTDOWN] = open;
   }
   get remoteAddr(): { hostname: string; port: number } {
     return this.#info.remoteAddr;
@@ -201,7 +200,8 @@ function badHost(): Response {
 
 /**
  * Starts `Deno.serve`. `shutdown()` and the abort signal first close every WebSocket the server
- * upgraded with 1001, then let `Deno.serve` finish the in-flight requests. The signal is not
+ * upgraded with 1001 and run the other closers of its registry (event streams end), then let
+ * `Deno.serve` finish the in-flight requests. The signal is not
  * handed to `Deno.serve`: on abort, Deno 2.9 sends open WebSockets a close frame with code 1005,
  * which RFC 6455 §7.4.1 forbids on the wire (the npm `ws` client fails with "invalid status
  * code 1005").
@@ -291,7 +291,7 @@ export function upgradeWebSocket(
   });
   if (options.protocol) response.headers.set("sec-websocket-protocol", options.protocol);
   socket.binaryType = "arraybuffer";
-  const open = (options.info as Partial<ServedInfo> | undefined)?.[SOCKETS];
+  const open = (options.info as Partial<ServedInfo> | undefined)?.[SHUTDOWN];
   // The code and reason of the close frame the server sent, which onClose reports: Deno's close
   // event carries 1005 for a handshake the server started, whatever the peer answered.
   let sent: [number, string] | undefined;
@@ -306,6 +306,9 @@ export function upgradeWebSocket(
     },
     ping() {
       return false; // Deno answers pings itself and exposes no ping API.
+    },
+    get bufferedAmount() {
+      return socket.bufferedAmount;
     },
     // Deno leaves the server side's `socket.protocol` empty; the 101 carries this one.
     protocol: options.protocol ?? "",
