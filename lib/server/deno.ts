@@ -194,6 +194,40 @@ class ServedInfo implements ConnInfo {
 
 const SHUTDOWN_REASON = "Server shutting down";
 
+// Deno keeps its inner request under an own symbol described "request", whose header(name)
+// reads one header through an op without building the request's Headers, which an app that
+// reads no header would otherwise build for this check alone (docs/architecture.md, "Deno
+// internals"). Probed on the first request, and taken only when it agrees with the public API
+// there; `null`: not found, the public API is used.
+type Inner = Record<symbol, { header(name: string): string | null }>;
+let inner: symbol | null | undefined;
+
+function hostOf(request: Request): string | null {
+  if (inner === undefined) inner = probeInner(request);
+  return inner === null
+    ? request.headers.get("host")
+    : (request as unknown as Inner)[inner].header("host");
+}
+
+function probeInner(request: Request): symbol | null {
+  for (const key of Object.getOwnPropertySymbols(request)) {
+    const value = (request as unknown as Inner)[key];
+    if (
+      key.description === "request" && typeof value?.header === "function" &&
+      value.header("host") === request.headers.get("host")
+    ) return key;
+  }
+  return null;
+}
+
+/**
+ * Whether the Host check reads the header through Deno's inner request (`undefined` before the
+ * first request). Read by tests/deno_internals_test.ts only (bundlers drop it).
+ */
+export function innerHeaderLive(): boolean | undefined {
+  return inner === undefined ? undefined : inner !== null;
+}
+
 function badHost(): Response {
   return problem({ status: 400, detail: "The Host header is not a valid host[:port]" });
 }
@@ -220,7 +254,7 @@ export function serve(fetch: FetchFunction, options: RuntimeServeOptions): Runti
     ...tls,
   }, (request, info) => {
     // Deno builds request.url from Host: a Host with a path in it would choose the route.
-    const host = request.headers.get("host");
+    const host = hostOf(request);
     if (host !== null && host !== lastHost) {
       if (!isHost(host)) return badHost();
       lastHost = host;
