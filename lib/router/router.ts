@@ -351,6 +351,11 @@ async function countBytes(body: ReadableStream<Uint8Array>): Promise<number | un
   }
 }
 
+// The path with its trailing slash removed, or with one added.
+function otherForm(path: string): string {
+  return path.endsWith("/") ? path.slice(0, -1) : path + "/";
+}
+
 /**
  * Builds a router: a radix tree over the routes, with built-in 404, 405 (with `Allow`),
  * automatic HEAD for GET routes and automatic OPTIONS (204 with `Allow`). Priority is by
@@ -420,14 +425,11 @@ export function router(routes: readonly (Route | Group)[], options: RouterOption
     const allowed = tree.methodsFor(path);
     if (allowed.length === 0) {
       if (redirect && path !== "/") {
-        const other = path.endsWith("/") ? path.slice(0, -1) : path + "/";
-        if (tree.methodsFor(other).length > 0) {
+        if (tree.methodsFor(otherForm(path)).length > 0) {
           const url = ctx.req.url;
           const query = url.indexOf("?");
           // The path as sent may start with "/\" or "//", which a browser would take for a host.
-          const location = sameOriginPath(
-            ctx.path.endsWith("/") ? ctx.path.slice(0, -1) : ctx.path + "/",
-          );
+          const location = sameOriginPath(otherForm(ctx.path));
           return new Response(null, {
             status: 308,
             headers: { location: query === -1 ? location : location + url.slice(query) },
