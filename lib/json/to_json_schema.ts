@@ -11,7 +11,9 @@ import { put } from "./_check.ts";
 export type JsonSchemaDocument = { [keyword: string]: JsonValue };
 
 const DIALECT = "https://json-schema.org/draft/2020-12/schema";
-const SAFE = Number.MAX_SAFE_INTEGER;
+// Number.MAX_SAFE_INTEGER as a literal: a bundler keeps a top-level property read of a global
+// (it might have effects), which put this line into every app's bundle.
+const SAFE = 9_007_199_254_740_991;
 
 /**
  * Writes a Weft schema as JSON Schema draft 2020-12: every kind and constraint. Formats are
