@@ -13,7 +13,7 @@ import type {
   SchemaNode as Schema,
   Shape,
   StringConstraints,
-} from "./schema.ts";
+} from "./_node.ts";
 import {
   constraintViolation,
   type JsonError,

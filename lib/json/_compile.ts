@@ -2,7 +2,7 @@
 // generation is allowed, installed from a module generated ahead of time (precompiled.ts), or
 // else is the reference checker (_check.ts). Failures are always explained by the reference
 // checker, which states the rules.
-import { isWeftSchema, type SchemaNode as Schema } from "./schema.ts";
+import { isWeftSchema, type SchemaNode as Schema } from "./_node.ts";
 import type { StandardSchemaV1Result } from "./standard_schema.ts";
 import { formatPath, MAX_ISSUES } from "./json_error.ts";
 import { type Check, check, explain, MAX_DEPTH, type Project, project, pure } from "./_check.ts";

@@ -21,7 +21,7 @@ import type {
   Shape,
   UnionSchema,
   VariantSchema,
-} from "./schema.ts";
+} from "./_node.ts";
 import {
   type Check,
   codePoints,

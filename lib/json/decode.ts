@@ -12,7 +12,7 @@ import {
   syntaxError,
   typeMismatch,
 } from "./json_error.ts";
-import type { SchemaNode } from "./schema.ts";
+import type { SchemaNode } from "./_node.ts";
 import { explain, MAX_DEPTH } from "./_check.ts";
 import { checkOf } from "./_compile.ts";
 import { foreignIssues } from "./_foreign.ts";
@@ -38,7 +38,7 @@ const encoder = /* @__PURE__ */ new TextEncoder();
  * @example
  * ```ts
  * import { decode } from "./decode.ts";
- * import { schema } from "./schema.ts";
+ * import { schema } from "./_node.ts";
  * import assert from "node:assert/strict";
  *
  * const Point = schema.object({ x: schema.number(), y: schema.number() });

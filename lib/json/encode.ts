@@ -5,7 +5,7 @@
  * @module
  */
 import type { Infer } from "./standard_schema.ts";
-import type { Schema as WeftSchema, SchemaNode as Schema } from "./schema.ts";
+import type { Schema as WeftSchema, SchemaNode as Schema } from "./_node.ts";
 import { explain, FAIL } from "./_check.ts";
 import { projectionOf } from "./_compile.ts";
 
@@ -35,7 +35,7 @@ function fail(schema: Schema, value: unknown): never {
  * @example
  * ```ts
  * import { encode } from "./encode.ts";
- * import { schema } from "./schema.ts";
+ * import { schema } from "./_node.ts";
  * import assert from "node:assert/strict";
  *
  * const PublicUser = schema.object({ id: schema.integer(), name: schema.string() });

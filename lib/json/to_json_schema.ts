@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { isWeftSchema, type JsonValue, type Schema, type SchemaNode } from "./schema.ts";
+import { isWeftSchema, type JsonValue, type Schema, type SchemaNode } from "./_node.ts";
 import { put } from "./_check.ts";
 
 /** A JSON Schema document (draft 2020-12), as plain JSON data. */
