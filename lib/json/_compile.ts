@@ -5,7 +5,7 @@
 import { isWeftSchema, type SchemaNode as Schema } from "./_node.ts";
 import type { StandardSchemaV1Result } from "./standard_schema.ts";
 import { formatPath, MAX_ISSUES } from "./json_error.ts";
-import { type Check, check, explain, MAX_DEPTH, type Project, project, pure } from "./_check.ts";
+import { type Check, checker, explain, MAX_DEPTH, type Project, project } from "./_check.ts";
 import { generateCheck, generateProjection } from "./codegen.ts";
 
 /** Which path checks a schema: its generated check, one generated ahead of time, or the walk. */
@@ -38,7 +38,7 @@ export function rootOf(schema: Schema): Root {
   if (root === undefined) {
     root = canGenerate()
       ? { check: generateCheck(schema), path: "generated" }
-      : { check: (v, depth) => check(schema, v, depth, pure(true)), path: "reference" };
+      : { check: checker(schema), path: "reference" };
     roots.set(schema, root);
   }
   return root;
