@@ -3,10 +3,8 @@
 // code generation, so it runs where eval is forbidden), which walks a value. Without an issue
 // list a walk answers true or false (the check used where code generation is forbidden); with
 // one it records every issue with its path, up to a cap (what explains a failure). The
-// generated checks (codegen.ts) must answer as it does, and tests hold them to it. `project`
-// states the rules of encoding the same way.
+// generated checks (codegen.ts) must answer as it does, and tests hold them to it.
 import type {
-  ArrayConstraints,
   ArraySchema,
   LiteralSchema,
   LiteralValue,
@@ -33,14 +31,8 @@ import { FORMAT_CHECKS, FORMAT_NAMES } from "./_formats.ts";
 /** The deepest nesting of arrays and objects that decoding and validation accept. */
 export const MAX_DEPTH = 512;
 
-/** What a projection returns for a value that does not match its schema. */
-export const FAIL: unique symbol = /* @__PURE__ */ Symbol("fail");
-
 /** A check: whether `value`, nested at `depth` (the root is 1), matches. */
 export type Check = (value: unknown, depth: number) => boolean;
-
-/** A projection for json.encode: the value to serialize (the schema's members only), or FAIL. */
-export type Project = (value: unknown) => unknown;
 
 /** One issue: a JsonError, or `null` for nesting beyond MAX_DEPTH; with its path. */
 export interface Issue {
@@ -72,7 +64,7 @@ export function inherited(key: string): boolean {
 
 // A member of `o`: own members only for names Object.prototype has (as the generated code
 // reads them).
-function member(o: Record<string, unknown>, key: string): unknown {
+export function member(o: Record<string, unknown>, key: string): unknown {
   return inherited(key) && !Object.hasOwn(o, key) ? undefined : o[key];
 }
 
@@ -612,79 +604,4 @@ function walkJson(v: unknown, depth: number, w: Walk): boolean {
     default:
       return mismatch(w, "JSON value", v);
   }
-}
-
-// `out.__proto__ = x` would set the prototype; a member of that name must be defined.
-export function put(out: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === "__proto__") {
-    Object.defineProperty(out, key, {
-      value,
-      writable: true,
-      enumerable: true,
-      configurable: true,
-    });
-  } else {
-    out[key] = value;
-  }
-}
-
-/**
- * The reference projection for json.encode: `v` reduced to the schema's members (in shape
- * order, absent optional ones left out), or FAIL when it does not match the schema (read with
- * unknown members ignored). `schema.any()` values are passed as they are, for JSON.stringify.
- */
-export function project(s: Schema, v: unknown): unknown {
-  switch (s.kind) {
-    case "any":
-      return v === undefined ? FAIL : v;
-    case "optional":
-      return v === undefined ? undefined : project(s.inner as Schema, v);
-    case "nullable":
-      return v === null ? null : project(s.inner as Schema, v);
-    case "array": {
-      if (!Array.isArray(v) || !countFits(s, v.length)) return FAIL;
-      const items = v;
-      const out = new Array(items.length);
-      for (let i = 0; i < items.length; i++) {
-        if ((out[i] = project(s.item as Schema, items[i])) === FAIL) return FAIL;
-      }
-      return s.uniqueItems && repeated(out) >= 0 ? FAIL : out; // as written
-    }
-    case "record": {
-      if (!isObject(v)) return FAIL;
-      const out: Record<string, unknown> = {};
-      let n = 0;
-      for (const key in v) {
-        if (!Object.hasOwn(v, key)) continue;
-        const y = project(s.value as Schema, v[key]);
-        if (y === FAIL) return FAIL;
-        put(out, key, y), n++;
-      }
-      return s.maxProperties !== undefined && n > s.maxProperties ? FAIL : out;
-    }
-    case "object": {
-      if (!isObject(v)) return FAIL;
-      const out: Record<string, unknown> = {};
-      let n = 0;
-      for (const key in s.shape) {
-        const field = s.shape[key] as Schema;
-        const y = project(field, member(v, key));
-        if (y === FAIL) return FAIL;
-        if (y !== undefined) put(out, key, y), n++;
-      }
-      return s.maxProperties !== undefined && n > s.maxProperties ? FAIL : out;
-    }
-    case "union": {
-      if (!isObject(v)) return FAIL;
-      const tag = member(v, s.discriminator);
-      const variant = s.variants.find((x) => tagOf(x as Schema, s.discriminator) === tag);
-      return variant === undefined ? FAIL : project(variant as Schema, v);
-    }
-    default:
-      return check(s, v, 1, LOOSE) ? v : FAIL;
-  }
-}
-
-function countFits(s: ArrayConstraints, n: number): boolean {
-  return !(n < (s.minItems ?? 0) || n > (s.maxItems ?? Infinity));
 }

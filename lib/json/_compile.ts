@@ -5,7 +5,8 @@
 import { isWeftSchema, type SchemaNode as Schema } from "./_node.ts";
 import type { StandardSchemaV1Result } from "./standard_schema.ts";
 import { formatPath, MAX_ISSUES } from "./json_error.ts";
-import { type Check, checker, explain, MAX_DEPTH, type Project, project } from "./_check.ts";
+import { type Check, checker, explain, MAX_DEPTH } from "./_check.ts";
+import { type Project, project } from "./_project.ts";
 import { generateCheck, generateProjection } from "./codegen.ts";
 
 /** Which path checks a schema: its generated check, one generated ahead of time, or the walk. */

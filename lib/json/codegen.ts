@@ -22,18 +22,8 @@ import type {
   UnionSchema,
   VariantSchema,
 } from "./_node.ts";
-import {
-  type Check,
-  codePoints,
-  FAIL,
-  inherited,
-  isJson,
-  MAX_DEPTH,
-  type Project,
-  put,
-  repeated,
-  tagOf,
-} from "./_check.ts";
+import { type Check, codePoints, inherited, isJson, MAX_DEPTH, repeated, tagOf } from "./_check.ts";
+import { FAIL, type Project, put } from "./_project.ts";
 import { FORMAT_CHECKS } from "./_formats.ts";
 
 /** What generated checks call (`H` in the generated code). */

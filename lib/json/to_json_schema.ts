@@ -5,7 +5,7 @@
  * @module
  */
 import { isWeftSchema, type JsonValue, type Schema, type SchemaNode } from "./_node.ts";
-import { put } from "./_check.ts";
+import { put } from "./_project.ts";
 
 /** A JSON Schema document (draft 2020-12), as plain JSON data. */
 export type JsonSchemaDocument = { [keyword: string]: JsonValue };
