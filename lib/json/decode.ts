@@ -38,7 +38,7 @@ const encoder = /* @__PURE__ */ new TextEncoder();
  * @example
  * ```ts
  * import { decode } from "./decode.ts";
- * import { schema } from "./_node.ts";
+ * import { schema } from "./schema.ts";
  * import assert from "node:assert/strict";
  *
  * const Point = schema.object({ x: schema.number(), y: schema.number() });

@@ -36,7 +36,7 @@ function fail(schema: Schema, value: unknown): never {
  * @example
  * ```ts
  * import { encode } from "./encode.ts";
- * import { schema } from "./_node.ts";
+ * import { schema } from "./schema.ts";
  * import assert from "node:assert/strict";
  *
  * const PublicUser = schema.object({ id: schema.integer(), name: schema.string() });
