@@ -247,10 +247,8 @@ function compile(s: Schema, label: string | undefined): Node {
     case "string": {
       const expected = label ?? "string";
       const rules = stringRules(s);
-      if (rules === undefined) {
-        return (v, _, w) => typeof v === "string" || mismatch(w, expected, v);
-      }
-      return (v, _, w) => typeof v === "string" ? rules(v, w) : mismatch(w, expected, v);
+      if (rules === undefined) return (v, _, w) => fits(STRING, v) || mismatch(w, expected, v);
+      return (v, _, w) => fits(STRING, v) ? rules(v as string, w) : mismatch(w, expected, v);
     }
     case "number": {
       const expected = label ?? "number";
@@ -306,7 +304,7 @@ function stopped(w: Walk): boolean {
   return w.issues === undefined || w.issues.length >= w.max;
 }
 
-// Walks `x` at `key` of the walk's path when the walk records issues; false when it must stop.
+// Whether `x` fits `node`, walked at `key` of the walk's path (for a walk that records issues).
 function at(node: Node, x: unknown, key: PathKey, depth: number, w: Walk): boolean {
   w.path.push(key);
   const fits = node(x, depth, w);
@@ -441,8 +439,7 @@ function objectNode(s: ObjectSchema<Shape>, expected: string): Node {
       }
       known++;
       if (w.issues === undefined) {
-        const code = codes[i];
-        if (code !== 0 ? !fits(code, x) : !fields[i](x, depth + 1, w)) return false;
+        if (!fitsAt(i, x, depth, w)) return false;
       } else if (!at(fields[i], x, key, depth + 1, w) && (ok = false, stopped(w))) return false;
     }
     // encoding writes the known members only, and checks their count
