@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { isWeftSchema, type JsonValue, type Schema, type SchemaNode } from "./schema.ts";
-import { put } from "./_check.ts";
+import { isWeftSchema, type JsonValue, type Schema, type SchemaNode } from "./_node.ts";
+import { put } from "./_project.ts";
 
 /** A JSON Schema document (draft 2020-12), as plain JSON data. */
 export type JsonSchemaDocument = { [keyword: string]: JsonValue };
