@@ -61,19 +61,20 @@ export function render(data: Data): SafeHtml {
     <script nonce="`;
   out += escapeHtml(data.nonce);
   out += `">
-      // The live feed: every note created on any process arrives as one event.
-      const list = document.getElementById("notes");
-      const feed = new EventSource("/api/feed");
-      feed.onmessage = (event) => {
-        const note = JSON.parse(event.data);
-        if (list.querySelector(\`[data-id="\${note.id}"]\`)) return;
-        const item = document.createElement("li");
-        item.dataset.id = String(note.id);
-        const author = document.createElement("strong");
-        author.textContent = note.author;
-        item.append(author, \`: \${note.text}\`);
-        list.append(item);
-      };
+    // The live feed: every note created on any process arrives as one event.
+    const list = document.getElementById("notes");
+    const feed = new EventSource("/api/feed");
+    feed.addEventListener("ready", () => document.body.dataset.live = "true");
+    feed.onmessage = (event) => {
+      const note = JSON.parse(event.data);
+      if (list.querySelector(\`[data-id="\${note.id}"]\`)) return;
+      const item = document.createElement("li");
+      item.dataset.id = String(note.id);
+      const author = document.createElement("strong");
+      author.textContent = note.author;
+      item.append(author, \`: \${note.text}\`);
+      list.append(item);
+    };
     </script>
   </body>
 </html>
