@@ -6,7 +6,7 @@ import { memoryStore, type NoteStore, openStore } from "../../examples/notes_sto
 
 const HOSTILE = `x'); DROP TABLE notes; --`;
 
-async function exercise(store: NoteStore): Promise<void> {
+function exercise(store: NoteStore): void {
   assert.deepEqual(store.list({ limit: 10 }), [
     { id: 1, author: "weft", text: "Welcome to the demo", createdBy: "seed" },
   ]);
@@ -23,7 +23,7 @@ Deno.test("the SQLite store keeps notes in memory, with bound parameters", async
   const store = await openStore();
   assert.equal(store.kind, "sqlite::memory:");
   try {
-    await exercise(store);
+    exercise(store);
   } finally {
     store.close();
   }
@@ -34,7 +34,7 @@ Deno.test("the SQLite store's file is created on first start and read again", as
   try {
     const path = `${dir}/notes.db`;
     const first = await openStore(path);
-    await exercise(first);
+    exercise(first);
     first.close();
     const second = await openStore(path);
     try {
@@ -50,8 +50,8 @@ Deno.test("the SQLite store's file is created on first start and read again", as
   }
 });
 
-Deno.test("the memory store answers as the SQLite store does", async () => {
-  await exercise(memoryStore());
+Deno.test("the memory store answers as the SQLite store does", () => {
+  exercise(memoryStore());
 });
 
 Deno.test("without node:sqlite the notes are kept in memory, after a one-line notice", async () => {
@@ -61,7 +61,7 @@ Deno.test("without node:sqlite the notes are kept in memory, after a one-line no
   try {
     const store = await openStore("notes.db", () => Promise.reject(new Error("no such module")));
     assert.equal(store.kind, "memory");
-    await exercise(store);
+    exercise(store);
   } finally {
     console.error = error;
   }
