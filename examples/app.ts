@@ -97,6 +97,8 @@ export interface Demo {
   store: NoteStore;
   /** The topics the live feed runs on. */
   topics: Topics;
+  /** Ends the open event streams of `/api/feed` (before a server shutdown waits for them). */
+  endStreams(): void;
   /** Ends the event streams, the topics and the store. */
   close(): Promise<void>;
 }
@@ -184,6 +186,7 @@ export function createDemo(options: DemoOptions): Demo {
   }
 
   let document: OpenApiDocument | undefined;
+  let closed: Promise<void> | undefined;
   const api = router([
     get(
       "/",
@@ -296,10 +299,13 @@ export function createDemo(options: DemoOptions): Demo {
     api,
     store,
     topics,
-    async close() {
-      stop.abort();
-      await topics.close();
-      store.close();
+    endStreams: () => stop.abort(),
+    close() {
+      return closed ??= (async () => {
+        stop.abort();
+        await topics.close();
+        store.close();
+      })();
     },
   };
 }
@@ -327,12 +333,19 @@ export async function demoFromEnv(): Promise<Demo> {
     : mode === "broadcast"
     ? broadcastChannelTransport("weft-demo-notes")
     : undefined;
-  return createDemo({
+  const demo = createDemo({
     store: await openStore(env("NOTES_DB")),
     topics: createTopics({ transport }),
     sessionSecret: env("SESSION_SECRET") ?? DEMO_SECRET,
     password: env("NOTES_PASSWORD") ?? "demo",
   });
+  if (mode === "broadcast" && redisUrl === undefined) {
+    // `deno serve` ends a worker once nothing keeps it busy, and an open BroadcastChannel does.
+    for (const signal of ["SIGINT", "SIGTERM"] as const) {
+      Deno.addSignalListener(signal, () => void demo.close());
+    }
+  }
+  return demo;
 }
 
 /** The demo configured by its environment. */

@@ -10,10 +10,13 @@ import { demo } from "./app.ts";
 
 const port = Number(Deno.env.get("PORT") ?? 8000);
 const stop = new AbortController();
-const server = serve(demo.app, { port, hostname: Deno.env.get("HOST"), signal: stop.signal });
 console.error(`notes: stored in ${demo.store.kind}`);
+const server = serve(demo.app, { port, hostname: Deno.env.get("HOST"), signal: stop.signal });
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  Deno.addSignalListener(signal, () => stop.abort());
+  Deno.addSignalListener(signal, () => {
+    demo.endStreams(); // else the shutdown waits for every open feed's client to leave
+    stop.abort();
+  });
 }
 await server.finished;
 await demo.close();

@@ -7,6 +7,7 @@ import { createDemo, type Demo } from "../../examples/app.ts";
 import { openStore } from "../../examples/notes_store.ts";
 import { createTopics } from "../../mod.ts";
 import { withDeadline } from "../_deadline.ts";
+import { eventReader } from "./_events.ts";
 
 const SECRET = "a-test-secret-of-at-least-32-characters";
 
@@ -141,56 +142,14 @@ Deno.test("the demo's session cookie is refused when tampered with", async () =>
   }
 });
 
-/** Reads server-sent events from `body` until `done` says enough, under a deadline. */
-async function readEvents(
-  body: ReadableStream<Uint8Array>,
-  done: (events: { event: string; data: string }[]) => boolean,
-): Promise<{ event: string; data: string }[]> {
-  const events: { event: string; data: string }[] = [];
-  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  await withDeadline(
-    (async () => {
-      while (!done(events)) {
-        const { value, done: ended } = await reader.read();
-        if (ended) throw new Error(`the stream ended after ${JSON.stringify(events)}`);
-        buffer += value;
-        let end;
-        while ((end = buffer.indexOf("\n\n")) !== -1) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const lines = block.split("\n").filter((line) => !line.startsWith(":"));
-          if (lines.length === 0) continue;
-          const field = (name: string) =>
-            lines.filter((l) => l.startsWith(`${name}:`)).map((l) =>
-              l.slice(name.length + 1).trim()
-            );
-          events.push({ event: field("event")[0] ?? "message", data: field("data").join("\n") });
-        }
-      }
-    })(),
-    10_000,
-    "the feed's events",
-  );
-  await reader.cancel();
-  return events;
-}
-
 Deno.test("the demo's live feed: a note added through the API reaches an open event stream", async () => {
   const demo = await testDemo();
   try {
     const feed = await demo.app.fetch(new Request("http://localhost/api/feed"));
     assert.equal(feed.status, 200);
     assert.equal(feed.headers.get("content-type"), "text/event-stream");
-    const events = readEvents(feed.body!, (seen) => seen.some((e) => e.event === "message"));
-    // The ready event is the first; wait for the subscription before publishing.
-    await withDeadline(
-      (async () => {
-        while (demo.topics.subscribers("notes") === 0) await new Promise((r) => setTimeout(r, 5));
-      })(),
-      5_000,
-      "the feed to subscribe",
-    );
+    const events = eventReader(feed.body!);
+    assert.deepEqual(await events.next("the ready event"), { event: "ready", data: "notes" });
     const created = await demo.app.fetch(
       new Request("http://localhost/api/me/notes", {
         method: "POST",
@@ -200,9 +159,10 @@ Deno.test("the demo's live feed: a note added through the API reaches an open ev
     );
     assert.equal(created.status, 201);
     const note = await created.json();
-    const seen = await events;
-    assert.deepEqual(seen.map((e) => e.event), ["ready", "message"]);
-    assert.deepEqual(JSON.parse(seen[1].data), note);
+    const message = await events.next("the note's event");
+    assert.equal(message.event, "message");
+    assert.deepEqual(JSON.parse(message.data), note);
+    await events.cancel();
   } finally {
     await demo.close();
   }
