@@ -93,3 +93,10 @@ function splitWords(line: string): string[] {
   if (word !== undefined) words.push(word);
   return words;
 }
+
+/** The commands of every `sh` block of the guide at `path` (relative to the repository). */
+export async function guideCommands(path: string): Promise<ShellCommand[]> {
+  const text = await Deno.readTextFile(new URL(`../../${path}`, import.meta.url));
+  return codeBlocks(text).filter((block) => block.lang === "sh")
+    .flatMap((block) => shellCommands(block.text));
+}

@@ -1,12 +1,15 @@
-// The demo under `deno serve --parallel` with two workers, as docs/deploying.md runs it: the
-// workers share the SQLite file and carry the live feed over a BroadcastChannel
-// (NOTES_TOPICS=broadcast), so a note created on one worker reaches a feed held by the other.
-// tests/fixtures/parallel_app.ts names the worker that answers in an `x-worker` header.
+// The demo under `deno serve --parallel` with two workers, run by the command docs/deploying.md
+// gives (read from it: its environment and flags), with three changes: a SQLite file of the
+// test's own, a loopback host and a free port, and tests/fixtures/parallel_app.ts in place of
+// examples/app.ts (it serves that app and names the worker that answers in `x-worker`). The
+// workers share the file and carry the live feed over a BroadcastChannel, so a note created on
+// one worker reaches a feed held by the other.
 import assert from "node:assert/strict";
 import { spawnChild } from "../_child.ts";
 import { withDeadline } from "../_deadline.ts";
 import { freePort } from "../realtime/_redis_server.ts";
 import { eventReader } from "./_events.ts";
+import { guideCommands } from "../docs/_markdown.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 
@@ -37,21 +40,18 @@ Deno.test({
   async fn() {
     const dir = await Deno.makeTempDir();
     const port = freePort();
+    const command = (await guideCommands("docs/deploying.md"))
+      .find(({ words }) => words[1] === "serve" && words.includes("--parallel"));
+    assert.ok(command, "docs/deploying.md has no deno serve --parallel command");
+    const [deno, ...args] = command.words;
+    assert.equal(deno, "deno");
+    assert.equal(args.pop(), "examples/app.ts");
+    assert.equal(command.env.NOTES_TOPICS, "broadcast");
     const server = spawnChild(Deno.execPath(), {
-      what: "deno serve --parallel (the demo)",
-      args: [
-        "serve",
-        "--parallel",
-        "--allow-net",
-        "--allow-env",
-        "--allow-read",
-        "--allow-write",
-        "--host=127.0.0.1",
-        `--port=${port}`,
-        "tests/fixtures/parallel_app.ts",
-      ],
+      what: command.source,
+      args: [...args, "--host=127.0.0.1", `--port=${port}`, "tests/fixtures/parallel_app.ts"],
       cwd: ROOT,
-      env: { DENO_JOBS: "2", NOTES_TOPICS: "broadcast", NOTES_DB: `${dir}/notes.db` },
+      env: { ...command.env, DENO_JOBS: "2", NOTES_DB: `${dir}/notes.db` },
       stdout: "null",
       stderr: "piped",
       deadlineMs: 120_000,

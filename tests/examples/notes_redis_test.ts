@@ -1,21 +1,25 @@
-// The scaled demo, as docs/deploying.md runs it: two processes of examples/main.ts on two ports,
-// sharing one redis-server (started and stopped by PID here) and one SQLite file. A note created
-// through one process reaches an event stream opened on the other, and the other reads it from
-// the shared file.
+// The scaled demo, run by the commands docs/deploying.md gives (read from it): two processes of
+// examples/main.ts on two ports, sharing one redis-server (the test's own, started with the
+// guide's flags on a free port and stopped by PID) and one SQLite file (the test's own). The
+// guide's two curl commands are done with fetch: a note created through one process reaches an
+// event stream opened on the other, and the other reads it from the shared file.
 import assert from "node:assert/strict";
 import { type ChildHandle, spawnChild } from "../_child.ts";
 import { freePort, startRedis } from "../realtime/_redis_server.ts";
 import { eventReader } from "./_events.ts";
 import { withDeadline } from "../_deadline.ts";
+import { guideCommands, type ShellCommand } from "../docs/_markdown.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 
-function startDemo(port: number, env: Record<string, string>): ChildHandle {
+function startDemo(command: ShellCommand, env: Record<string, string>): ChildHandle {
+  const [deno, ...args] = command.words;
+  assert.equal(deno, "deno");
   return spawnChild(Deno.execPath(), {
-    what: `examples/main.ts on port ${port}`,
-    args: ["run", "-A", "examples/main.ts"],
+    what: command.source,
+    args,
     cwd: ROOT,
-    env: { ...env, PORT: String(port), HOST: "127.0.0.1" },
+    env: { ...command.env, ...env, HOST: "127.0.0.1" },
     stdout: "piped",
     stderr: "piped",
     deadlineMs: 120_000,
@@ -26,13 +30,23 @@ Deno.test({
   name: "two demo processes sharing Redis: a note created on one reaches a feed on the other",
   sanitizeResources: false,
   async fn() {
+    const commands = await guideCommands("docs/deploying.md");
+    const redisCommand = commands.find(({ words }) => words[0] === "redis-server");
+    assert.deepEqual(redisCommand?.words.slice(3), ["--save", "", "--appendonly", "no"]);
+    const demos = commands.filter(({ env, words }) =>
+      env.REDIS_URL !== undefined && words.at(-1) === "examples/main.ts"
+    );
+    assert.equal(demos.length, 2, "docs/deploying.md gives two processes sharing Redis");
     const redis = await startRedis();
     const dir = await Deno.makeTempDir();
     const env = { REDIS_URL: redis.url, NOTES_DB: `${dir}/notes.db` };
     const [portA, portB] = [freePort(), freePort()];
     const processes: ChildHandle[] = [];
     try {
-      processes.push(startDemo(portA, env), startDemo(portB, env));
+      processes.push(
+        startDemo(demos[0], { ...env, PORT: String(portA) }),
+        startDemo(demos[1], { ...env, PORT: String(portB) }),
+      );
       for (const child of processes) {
         await child.waitForOutput("stderr", /Listening on http:\/\/127\.0\.0\.1:\d+\//, {
           ms: 60_000,
