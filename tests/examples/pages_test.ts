@@ -6,7 +6,6 @@ import assert from "node:assert/strict";
 import { createDemo, type Demo } from "../../examples/app.ts";
 import { openStore } from "../../examples/notes_store.ts";
 import { createTopics } from "../../mod.ts";
-import { withDeadline } from "../_deadline.ts";
 import { eventReader } from "./_events.ts";
 
 const SECRET = "a-test-secret-of-at-least-32-characters";
