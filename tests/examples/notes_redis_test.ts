@@ -1,13 +1,11 @@
 // The scaled demo, run by the commands docs/deploying.md gives (read from it): two processes of
 // examples/main.ts on two ports, sharing one redis-server (the test's own, started with the
 // guide's flags on a free port and stopped by PID) and one SQLite file (the test's own). The
-// guide's two curl commands are done with fetch: a note created through one process reaches an
-// event stream opened on the other, and the other reads it from the shared file.
+// guide's two curl commands run as written (on the test's ports): the note created through one
+// process reaches the feed opened on the other, and the other reads it from the shared file.
 import assert from "node:assert/strict";
-import { type ChildHandle, spawnChild } from "../_child.ts";
+import { type ChildHandle, runChild, spawnChild } from "../_child.ts";
 import { freePort, startRedis } from "../realtime/_redis_server.ts";
-import { eventReader } from "./_events.ts";
-import { withDeadline } from "../_deadline.ts";
 import { guideCommands, type ShellCommand } from "../docs/_markdown.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
@@ -37,6 +35,9 @@ Deno.test({
       env.REDIS_URL !== undefined && words.at(-1) === "examples/main.ts"
     );
     assert.equal(demos.length, 2, "docs/deploying.md gives two processes sharing Redis");
+    // The guide's one-process command is the same, without Redis and port: tested with them.
+    const single = commands.find(({ env }) => Object.keys(env).join() === "NOTES_DB");
+    assert.deepEqual(single?.words, demos[0].words);
     const redis = await startRedis();
     const dir = await Deno.makeTempDir();
     const env = { REDIS_URL: redis.url, NOTES_DB: `${dir}/notes.db` };
@@ -55,42 +56,47 @@ Deno.test({
         assert.match(child.output.stderr, /notes: stored in sqlite:.*notes\.db/);
       }
 
-      // 1. A feed on B, subscribed through Redis once its ready event arrives.
-      const feed = await withDeadline(
-        fetch(`http://127.0.0.1:${portB}/api/feed`),
-        10_000,
-        "the feed of process B",
-      );
-      assert.equal(feed.status, 200);
-      const events = eventReader(feed.body!);
-      try {
-        assert.equal((await events.next("B's ready event")).event, "ready");
-
-        // 2. A note created through A's API.
-        const created = await withDeadline(
-          fetch(`http://127.0.0.1:${portA}/api/me/notes`, {
-            method: "POST",
-            headers: { authorization: "Bearer demo-token" },
-            body: "from process A",
-          }),
-          10_000,
-          "process A to create the note",
+      // 1. The guide's feed on B (curl -N), subscribed through Redis once "ready" arrives.
+      const onPorts = (words: string[]) =>
+        words.map((word) =>
+          word.replace("localhost:8001", `127.0.0.1:${portA}`)
+            .replace("localhost:8002", `127.0.0.1:${portB}`)
         );
-        assert.equal(created.status, 201);
-        const note = await created.json();
-        assert.equal(note.text, "from process A");
+      const [feedCommand, postCommand] = commands.filter(({ words }) => words[0] === "curl");
+      assert.ok(feedCommand.words.includes("localhost:8002/api/feed"), feedCommand.source);
+      assert.ok(postCommand.words.includes("localhost:8001/api/me/notes"), postCommand.source);
+      const feed = spawnChild("curl", {
+        what: feedCommand.source,
+        args: ["--max-time", "60", ...onPorts(feedCommand.words.slice(1))],
+        stdout: "piped",
+        stderr: "piped",
+        deadlineMs: 90_000,
+      });
+      processes.push(feed);
+      await feed.waitForOutput("stdout", /event: ready\n/, { ms: 15_000, what: "B's ready event" });
 
-        // 3. It reaches B's subscriber, and B reads it from the shared database.
-        const message = await events.next("the note on B's feed", (e) => e.event === "message");
-        assert.deepEqual(JSON.parse(message.data), note);
-        const read = await fetch(`http://127.0.0.1:${portB}/api/notes/${note.id}`);
-        assert.deepEqual(await read.json(), note);
-        // 4. SIGTERM ends a process even while a client still holds its feed open.
-        const { ended } = await processes[1].stop();
-        assert.equal(ended, "SIGTERM", processes[1].output.stderr);
-      } finally {
-        await events.cancel();
-      }
+      // 2. The guide's note, created through A's API.
+      const created = await runChild("curl", {
+        what: postCommand.source,
+        args: ["--max-time", "10", "-s", ...onPorts(postCommand.words.slice(1))],
+        deadlineMs: 20_000,
+      });
+      assert.ok(created.success);
+      const note = JSON.parse(new TextDecoder().decode(created.stdout));
+      assert.equal(note.text, "hello from 8001");
+
+      // 3. It reaches B's subscriber, and B reads it from the shared database.
+      const [, data] = await feed.waitForOutput("stdout", /\ndata: (\{.*\})\n\n/, {
+        ms: 15_000,
+        what: "the note on B's feed",
+      });
+      assert.deepEqual(JSON.parse(data), note);
+      const read = await fetch(`http://127.0.0.1:${portB}/api/notes/${note.id}`);
+      assert.deepEqual(await read.json(), note);
+
+      // 4. SIGTERM ends a process even while a client still holds its feed open.
+      const { ended } = await processes[1].stop();
+      assert.equal(ended, "SIGTERM", processes[1].output.stderr);
     } finally {
       for (const child of processes) await child.stop();
       await redis.stop();
