@@ -319,10 +319,13 @@ function env(name: string): string | undefined {
   }
 }
 
-/** The demo as its environment variables configure it (see the module documentation). */
-export async function demoFromEnv(): Promise<Demo> {
-  const redisUrl = env("REDIS_URL");
-  const mode = env("NOTES_TOPICS") ?? "memory";
+/**
+ * The demo as its environment variables configure it (see the module documentation);
+ * `read` looks them up (tests pass their own).
+ */
+export async function demoFromEnv(read: (name: string) => string | undefined = env): Promise<Demo> {
+  const redisUrl = read("REDIS_URL");
+  const mode = read("NOTES_TOPICS") ?? "memory";
   if (redisUrl === undefined && mode !== "memory" && mode !== "broadcast") {
     throw new TypeError(
       `Cannot start the demo: NOTES_TOPICS is "${mode}", not memory or broadcast`,
@@ -334,10 +337,10 @@ export async function demoFromEnv(): Promise<Demo> {
     ? broadcastChannelTransport("weft-demo-notes")
     : undefined;
   const demo = createDemo({
-    store: await openStore(env("NOTES_DB")),
+    store: await openStore(read("NOTES_DB")),
     topics: createTopics({ transport }),
-    sessionSecret: env("SESSION_SECRET") ?? DEMO_SECRET,
-    password: env("NOTES_PASSWORD") ?? "demo",
+    sessionSecret: read("SESSION_SECRET") ?? DEMO_SECRET,
+    password: read("NOTES_PASSWORD") ?? "demo",
   });
   if (mode === "broadcast" && redisUrl === undefined) {
     // `deno serve` ends a worker once nothing keeps it busy, and an open BroadcastChannel does.

@@ -166,3 +166,12 @@ Deno.test("the demo's live feed: a note added through the API reaches an open ev
     await demo.close();
   }
 });
+
+Deno.test("the demo refuses an unknown NOTES_TOPICS at start, naming it", async () => {
+  const { demoFromEnv } = await import("../../examples/app.ts");
+  const env: Record<string, string> = { NOTES_TOPICS: "carrier-pigeon" };
+  await assert.rejects(demoFromEnv((name) => env[name]), {
+    name: "TypeError",
+    message: 'Cannot start the demo: NOTES_TOPICS is "carrier-pigeon", not memory or broadcast',
+  });
+});
