@@ -118,7 +118,7 @@ export function onStream(
     headers[":authority"] ?? headers.host,
     stream.endAfterHeaders ? null : stream,
     writer,
-    connInfo(stream.session?.socket as Socket | undefined),
+    connInfo(stream.session?.socket as Socket | undefined, this),
     undefined,
   );
   if (result instanceof Promise) {

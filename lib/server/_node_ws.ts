@@ -167,6 +167,9 @@ export function upgradeWebSocket(
     get protocol() {
       return ws?.protocol ?? "";
     },
+    get bufferedAmount() {
+      return ws?.bufferedAmount ?? 0;
+    },
   };
   const handlers = events(socket);
   const response = new Response(null, { status: 200 });
