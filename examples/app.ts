@@ -97,8 +97,6 @@ export interface Demo {
   store: NoteStore;
   /** The topics the live feed runs on. */
   topics: Topics;
-  /** Ends the open event streams of `/api/feed` (before a server shutdown waits for them). */
-  endStreams(): void;
   /** Ends the event streams, the topics and the store. */
   close(): Promise<void>;
 }
@@ -299,7 +297,6 @@ export function createDemo(options: DemoOptions): Demo {
     api,
     store,
     topics,
-    endStreams: () => stop.abort(),
     close() {
       return closed ??= (async () => {
         stop.abort();

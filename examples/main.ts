@@ -1,7 +1,7 @@
 /**
  * Starts the demo application on http://localhost:8000 (`deno task start`). Environment: `PORT`
  * (8000), `HOST` (every interface), and the demo's own (see `examples/app.ts`). SIGINT and
- * SIGTERM end the event streams, then the server, the topics and the store.
+ * SIGTERM shut the server down (which ends the open event streams), then the topics and the store.
  *
  * @module
  */
@@ -13,10 +13,7 @@ const stop = new AbortController();
 console.error(`notes: stored in ${demo.store.kind}`);
 const server = serve(demo.app, { port, hostname: Deno.env.get("HOST"), signal: stop.signal });
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  Deno.addSignalListener(signal, () => {
-    demo.endStreams(); // else the shutdown waits for every open feed's client to leave
-    stop.abort();
-  });
+  Deno.addSignalListener(signal, () => stop.abort());
 }
 await server.finished;
 await demo.close();
