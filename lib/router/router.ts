@@ -291,8 +291,11 @@ type Item = Route<any> | Group<any>;
 // deno-lint-ignore no-explicit-any
 type AnyMiddleware = Middleware<any>;
 
-// Groups flattened: each route with its full pattern and its groups' middleware, outermost first.
-function flatten(
+/**
+ * Groups flattened: each route with its full pattern and its groups' middleware, outermost
+ * first. Internal (no export of mod.ts); bench/router_bench.ts builds its grouped trees with it.
+ */
+export function flatten(
   items: readonly Item[],
   prefix: string,
   middleware: readonly AnyMiddleware[],
