@@ -9,6 +9,9 @@
 //
 //   deno run -A bench/instructions.ts [--node] [--kinds raw,weft] [--paths /,/user/42]
 //                                     [--warmup 60000] [--requests 20000] [--processes 1]
+//                                     [--baseline <checkout>]
+// --baseline names another checkout of this repository (for --node, with its npm build and
+// bench/node's dependencies installed): a kind written "base:weft" runs that checkout's server.
 // Needs valgrind and h2load (Debian: valgrind, nghttp2-client); for --node, the npm build and
 // bench/node's dependencies (deno task build:npm && (cd bench/node && npm ci)).
 import { startServer } from "./_load.ts";
@@ -27,8 +30,20 @@ const requests = Number(option("--requests", "20000"));
 // JIT decisions differ from process to process (on Node by a few hundred instructions), so each
 // kind can be started several times.
 const processes = Number(option("--processes", "1"));
-const servers = new URL(node ? "node/servers.mjs" : "load/servers.ts", import.meta.url).pathname;
-const runtime = node ? ["node", servers] : [Deno.execPath(), "run", "-A", servers];
+const serversIn = (checkout: URL) =>
+  new URL(node ? "bench/node/servers.mjs" : "bench/load/servers.ts", checkout).pathname;
+const here = serversIn(new URL("..", import.meta.url));
+const baseline = option("--baseline", "");
+// The command that starts `kind`'s server, which a "base:" prefix takes from the baseline.
+function server(kind: string): string[] {
+  let servers = here;
+  if (kind.startsWith("base:")) {
+    if (baseline === "") throw new Error(`kind ${kind} needs --baseline <checkout>`);
+    servers = serversIn(new URL(`file://${baseline.replace(/\/?$/, "/")}`));
+    kind = kind.slice(5);
+  }
+  return [...(node ? ["node", servers] : [Deno.execPath(), "run", "-A", servers]), kind];
+}
 
 async function run(command: string, ...rest: string[]): Promise<string> {
   const out = await new Deno.Command(command, { args: rest, stdout: "piped", stderr: "piped" })
@@ -54,8 +69,7 @@ async function count(kind: string, path: string, port: number): Promise<number[]
     "--instr-atstart=no",
     `--callgrind-out-file=${dir}/out`,
     `--log-file=${dir}/valgrind.log`,
-    ...runtime,
-    kind,
+    ...server(kind),
     String(port),
   ], 180_000);
   const pid = String(child.pid);

@@ -13,14 +13,31 @@
 //
 //   deno run -A bench/interleaved.ts [--filter <text in a group's title>] [--rounds 150]
 //                                    [--batch-ms 2] [--processes 1] [--json <file>]
+//   deno run -A --v8-flags=--disallow-code-generation-from-strings bench/interleaved.ts …
+//     (JSON decoding where code generation is forbidden; child processes get the flag too)
 //
 // --json (one process only) also writes every group's figures to <file>, for bench/report.
 import { type Case, groups } from "./_groups.ts";
-import "./router_bench.ts";
-import "./json_bench.ts";
-import "./app_bench.ts";
-import "./template_bench.ts";
-import "./describe_bench.ts";
+
+// Where code generation from strings is forbidden (run with
+// --v8-flags=--disallow-code-generation-from-strings) only the JSON decoding that works there
+// is measured: the other suites' anchors (TypeBox, fast-json-stringify) need it.
+const NO_EVAL = (() => {
+  try {
+    new Function("return 1");
+    return false;
+  } catch {
+    return true;
+  }
+})();
+if (NO_EVAL) await import("./json_noeval_bench.ts");
+else {
+  await import("./router_bench.ts");
+  await import("./json_bench.ts");
+  await import("./app_bench.ts");
+  await import("./template_bench.ts");
+  await import("./describe_bench.ts");
+}
 
 const args = Deno.args;
 const option = (name: string, fallback: string) => {
@@ -155,7 +172,14 @@ async function acrossProcesses(): Promise<void> {
   const child = args.filter((a, i) => a !== "--processes" && args[i - 1] !== "--processes");
   for (let p = 0; p < PROCESSES; p++) {
     const output = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", new URL(import.meta.url).pathname, ...child, "--child"],
+      args: [
+        "run",
+        "-A",
+        ...(NO_EVAL ? ["--v8-flags=--disallow-code-generation-from-strings"] : []),
+        new URL(import.meta.url).pathname,
+        ...child,
+        "--child",
+      ],
       stderr: "inherit",
     }).output();
     if (!output.success) throw new Error(`process ${p + 1} of ${PROCESSES} failed`);

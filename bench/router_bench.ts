@@ -11,6 +11,7 @@ import { Memoirist } from "memoirist";
 import { addRoute, createRouter, findRoute } from "rou3";
 import { compileRouter } from "rou3/compiler";
 import { bench } from "./_groups.ts";
+import { flatten, group as routeGroup, route } from "../lib/router/router.ts";
 import { GITHUB_API, HONO_REQUESTS, HONO_ROUTES, type RouteSpec, samplePath } from "./_routes.ts";
 
 type Lookup = (method: string, path: string) => unknown;
@@ -36,6 +37,43 @@ function weftCompiled(routes: readonly RouteSpec[]): Built {
   // compile() falls back to the tree walk where it cannot generate code; not here.
   if (!String(find).startsWith("(m,p)=>")) throw new Error("RadixTree.compile() did not compile");
   return { target: find, call: "t(m, p)" };
+}
+
+// The routes registered as an app writes them in groups: nested by their first two segments
+// (`group("/repos", [], [group("/:owner", [], [...])])`), flattened by router()'s own flatten()
+// into the one tree, then compiled as router() does. The tree must come out the same as the
+// flat one's: grouping costs nothing per lookup.
+function weftGrouped(routes: readonly RouteSpec[]): Built {
+  type Item = Parameters<typeof flatten>[0][number];
+  const nest = (specs: readonly RouteSpec[], depth: number): Item[] => {
+    const byHead = new Map<string, RouteSpec[]>();
+    const items: Item[] = [];
+    for (const [method, pattern] of specs) {
+      const cut = pattern.indexOf("/", 1);
+      // a route with a last segment of its own, or a wildcard, stays at this level
+      if (depth === 2 || cut === -1 || pattern[1] === "*") {
+        items.push(route(method, pattern, handler as never) as Item);
+        continue;
+      }
+      const head = pattern.slice(0, cut);
+      let list = byHead.get(head);
+      if (list === undefined) byHead.set(head, list = []);
+      list.push([method, pattern.slice(cut)]);
+    }
+    for (const [head, specs] of byHead) items.push(routeGroup(head, [], nest(specs, depth + 1)));
+    return items;
+  };
+  const tree = new RadixTree<typeof handler>();
+  const flat: string[] = [];
+  for (const [{ method, pattern }] of flatten(nest(routes, 0), "", [], [])) {
+    tree.add(method, pattern, handler);
+    flat.push(`${method} ${pattern}`);
+  }
+  const want = routes.map(([method, pattern]) => `${method} ${pattern}`);
+  if (flat.sort().join("\n") !== [...want].sort().join("\n")) {
+    throw new Error("the grouped routes do not flatten to the flat ones");
+  }
+  return { target: tree.compile(), call: "t(m, p)" };
 }
 
 function weft(routes: readonly RouteSpec[]): Built {
@@ -80,6 +118,7 @@ function rou3Compiled(routes: readonly RouteSpec[]): Built {
 
 const CONTENDERS: [string, (routes: readonly RouteSpec[]) => Built][] = [
   ["weft compiled (new Function)", weftCompiled],
+  ["weft compiled, registered through nested groups", weftGrouped],
   ["weft RadixTree (no eval)", weft],
   ["hono RegExpRouter", honoRegExp],
   ["hono TrieRouter", honoTrie],

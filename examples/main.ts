@@ -1,10 +1,19 @@
 /**
- * Starts the demo application on http://localhost:8000 (`deno task start`).
+ * Starts the demo application on http://localhost:8000 (`deno task start`). Environment: `PORT`
+ * (8000), `HOST` (every interface), and the demo's own (see `examples/app.ts`). SIGINT and
+ * SIGTERM shut the server down (which ends the open event streams), then the topics and the store.
  *
  * @module
  */
 import { serve } from "../mod.ts";
-import { app } from "./app.ts";
+import { demo } from "./app.ts";
 
 const port = Number(Deno.env.get("PORT") ?? 8000);
-serve(app, { port });
+const stop = new AbortController();
+console.error(`notes: stored in ${demo.store.kind}`);
+const server = serve(demo.app, { port, hostname: Deno.env.get("HOST"), signal: stop.signal });
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  Deno.addSignalListener(signal, () => stop.abort());
+}
+await server.finished;
+await demo.close();

@@ -55,8 +55,8 @@ const app = router([
       topics.attach(stream, ["feed"]);
       await topics.ready("feed");
       stream.send({ event: "hello", data: name });
-      await stream.closed;
-    }, { signal: stop.signal })),
+      await stream.closed; // the server's shutdown ends the stream
+    })),
   post("/publish", async (ctx) => {
     const body = new TextDecoder().decode(await ctx.body());
     let messages: unknown = [body];

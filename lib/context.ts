@@ -358,11 +358,12 @@ export class Context<P extends Params = Params, V extends object = Record<never,
   json<T>(value: T, init?: JsonInit<T>): Response {
     if (init === undefined && this.#res === undefined) return Response.json(value);
     const schema = init?.schema;
-    if (schema === undefined) return this.#build(JSON.stringify(value), "application/json", init);
     // Every Weft schema carries its encoder (lib/json/schema.ts); a wrapped validator does not,
     // and calling it throws a TypeError.
-    const encode = (schema as unknown as { "~encode": (value: T) => string })["~encode"];
-    return this.#build(encode(value), "application/json", init);
+    const text = schema === undefined
+      ? JSON.stringify(value)
+      : (schema as unknown as { "~encode": (value: T) => string })["~encode"](value);
+    return this.#build(text, "application/json", init);
   }
 
   /**

@@ -112,18 +112,19 @@ export function serve(
     : "fetch" in app && typeof app.fetch === "function"
     ? app.fetch.bind(app)
     : (createApp(app as Handler) as InternalApp)[RESPOND];
-  const hostname = options.hostname ?? "0.0.0.0";
+  for (const name of TIMEOUTS) {
+    const value = options[name];
+    if (value !== undefined && (typeof value !== "number" || !(value >= 0) || value === Infinity)) {
+      throw new RangeError(
+        `Cannot serve: ${name} ${value} is not a non-negative number of milliseconds`,
+      );
+    }
+  }
   const tls = options.cert !== undefined && options.key !== undefined;
   return runtimeServe(fetch, {
+    ...options,
     port: options.port ?? 8000,
-    hostname,
-    cert: options.cert,
-    key: options.key,
-    signal: options.signal,
-    headersTimeout: milliseconds("headersTimeout", options.headersTimeout),
-    requestTimeout: milliseconds("requestTimeout", options.requestTimeout),
-    keepAliveTimeout: milliseconds("keepAliveTimeout", options.keepAliveTimeout),
-    handshakeTimeout: milliseconds("handshakeTimeout", options.handshakeTimeout),
+    hostname: options.hostname ?? "0.0.0.0",
     onListen: options.onListen ?? ((addr) => {
       const shown = addr.hostname === "0.0.0.0" ? "localhost" : addr.hostname;
       writeStderr(`Listening on ${tls ? "https" : "http"}://${shown}:${addr.port}/\n`);
@@ -132,12 +133,10 @@ export function serve(
   });
 }
 
-function milliseconds(name: string, value: number | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== "number" || !(value >= 0) || value === Infinity) {
-    throw new RangeError(
-      `Cannot serve: ${name} ${value} is not a non-negative number of milliseconds`,
-    );
-  }
-  return value;
-}
+// The options that are milliseconds, checked in one loop (the runtime takes them as they are).
+const TIMEOUTS = [
+  "headersTimeout",
+  "requestTimeout",
+  "keepAliveTimeout",
+  "handshakeTimeout",
+] as const;

@@ -5,7 +5,11 @@
 //
 //   deno task build:npm && (cd bench/node && npm ci)
 //   deno run -A bench/node/run.ts [--h2] [--seconds 5] [--warmup 2] [--rounds 6]
-//                                 [--kinds raw,weft] [--together]
+//                                 [--kinds raw,weft] [--together] [--baseline <checkout>]
+//
+// --baseline names another checkout of this repository, with its own `deno task build:npm` and
+// `npm ci` in its bench/node: a kind written "base:weft" runs that checkout's servers.mjs (and
+// so its npm build) with kind "weft", in the same rounds as this checkout's kinds.
 import { runLoad } from "../_load.ts";
 
 const args = Deno.args;
@@ -15,6 +19,12 @@ const node = new TextDecoder().decode(
   (await new Deno.Command("node", { args: ["--version"], stdout: "piped" }).output()).stdout,
 ).trim();
 const servers = new URL("servers.mjs", import.meta.url).pathname;
+const baselineAt = args.indexOf("--baseline");
+const serversOf = (kind: string): [string, string] => {
+  if (!kind.startsWith("base:")) return [servers, kind];
+  if (baselineAt === -1) throw new Error(`kind ${kind} needs --baseline <checkout>`);
+  return [`${args[baselineAt + 1].replace(/\/$/, "")}/bench/node/servers.mjs`, kind.slice(5)];
+};
 await runLoad({
   title: `Node ${node}, ${h2 ? "HTTP/2 over TLS (h2load)" : "HTTP/1.1 (wrk)"}`,
   kinds: kindsAt !== -1
@@ -24,5 +34,5 @@ await runLoad({
     : ["raw", "fastify", "hono", "weft"],
   paths: ["/", "/user/42"],
   h2,
-  command: (kind, port) => ["node", servers, kind, String(port), ...(h2 ? ["--tls"] : [])],
+  command: (kind, port) => ["node", ...serversOf(kind), String(port), ...(h2 ? ["--tls"] : [])],
 }, args);

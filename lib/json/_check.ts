@@ -1,19 +1,23 @@
-// The reference checker: the one statement of the rules of validation. It walks a schema and a
-// value together. Without an issue list it answers true or false (the check used where code
-// generation is forbidden); with one it records every issue with its path, up to a cap (what
-// explains a failure). The generated checks (codegen.ts) must answer as it does, and tests hold
-// them to it. `project` states the rules of encoding the same way.
+// The reference checker: the one statement of the rules of validation. Each schema node is
+// compiled once, on first use, into a closure specialised for its kind and constraints (no
+// code generation, so it runs where eval is forbidden), which walks a value. Without an issue
+// list a walk answers true or false (the check used where code generation is forbidden); with
+// one it records every issue with its path, up to a cap (what explains a failure). The
+// generated checks (codegen.ts) must answer as it does, and tests hold them to it.
 import type {
-  ArrayConstraints,
   ArraySchema,
   LiteralSchema,
   LiteralValue,
   NumberConstraints,
+  ObjectSchema,
+  RecordSchema,
   Schema as BaseSchema,
   SchemaNode as Schema,
   Shape,
   StringConstraints,
-} from "./schema.ts";
+  UnionSchema,
+  VariantSchema,
+} from "./_node.ts";
 import {
   constraintViolation,
   type JsonError,
@@ -27,14 +31,8 @@ import { FORMAT_CHECKS, FORMAT_NAMES } from "./_formats.ts";
 /** The deepest nesting of arrays and objects that decoding and validation accept. */
 export const MAX_DEPTH = 512;
 
-/** What a projection returns for a value that does not match its schema. */
-export const FAIL: unique symbol = /* @__PURE__ */ Symbol("fail");
-
 /** A check: whether `value`, nested at `depth` (the root is 1), matches. */
 export type Check = (value: unknown, depth: number) => boolean;
-
-/** A projection for json.encode: the value to serialize (the schema's members only), or FAIL. */
-export type Project = (value: unknown) => unknown;
 
 /** One issue: a JsonError, or `null` for nesting beyond MAX_DEPTH; with its path. */
 export interface Issue {
@@ -64,11 +62,10 @@ export function inherited(key: string): boolean {
   return key in Object.prototype;
 }
 
-// Object.prototype's members are functions, but for __proto__: only a value of that kind can
-// have been inherited, so only then is it asked whether it is the object's own.
-function member(o: Record<string, unknown>, key: string): unknown {
-  const x = o[key];
-  return (typeof x === "function" || key === "__proto__") && !Object.hasOwn(o, key) ? undefined : x;
+// A member of `o`: own members only for names Object.prototype has (as the generated code
+// reads them).
+export function member(o: Record<string, unknown>, key: string): unknown {
+  return inherited(key) && !Object.hasOwn(o, key) ? undefined : o[key];
 }
 
 /** The tag of a union variant. */
@@ -177,73 +174,128 @@ function tooDeep(w: Walk): false {
   return false;
 }
 
+/** A compiled node: whether `v`, nested at `depth`, matches; with `w.issues`, records why not. */
+type Node = (v: unknown, depth: number, w: Walk) => boolean;
+
+const NODES = new WeakMap<Schema, Node>();
+
+// The compiled node of `s`, made once. `label` names the expected type of a mismatch at this
+// level (a nullable's `T | null`); such a node is made for its nullable alone.
+function nodeOf(s: Schema, label?: string): Node {
+  if (label !== undefined) return compile(s, label);
+  let node = NODES.get(s);
+  if (node === undefined) NODES.set(s, node = compile(s, undefined));
+  return node;
+}
+
 /**
  * Whether `v`, at `depth`, matches `s`; with `w.issues`, records why not. `label` names the
  * expected type of a mismatch at this level (a nullable's `T | null`).
  */
 export function check(s: Schema, v: unknown, depth: number, w: Walk, label?: string): boolean {
+  return nodeOf(s, label)(v, depth, w);
+}
+
+/** The check of `s` that answers without naming failures (compiled once). */
+export function checker(s: Schema): Check {
+  const node = nodeOf(s);
+  return (v, depth) => node(v, depth, PURE);
+}
+
+// Leaves without constraints, as small codes: a container tests such a member or item with
+// fits() inline instead of calling its node (NULLABLE added: or null). Nodes test with fits()
+// too, so the rule is written once.
+const STRING = 1, NUMBER = 2, INTEGER = 3, BOOLEAN = 4, NULLABLE = 8;
+
+function fits(code: number, v: unknown): boolean {
+  switch (code) {
+    case STRING:
+      return typeof v === "string";
+    case NUMBER:
+      return typeof v === "number" && v - v === 0;
+    case INTEGER:
+      return Number.isSafeInteger(v);
+    case BOOLEAN:
+      return typeof v === "boolean";
+    default:
+      return v === null || fits(code - NULLABLE, v);
+  }
+}
+
+// The code of a leaf without constraints, else 0.
+function leaf(s: Schema): number {
   switch (s.kind) {
     case "string":
-      if (typeof v !== "string") return mismatch(w, label ?? "string", v);
-      return stringRules(s, v, w);
+      return stringRules(s) === undefined ? STRING : 0;
     case "number":
-      if (typeof v !== "number" || !Number.isFinite(v)) return mismatch(w, label ?? "number", v);
-      return numberRules(s, v, w);
+      return numberRules(s) === undefined ? NUMBER : 0;
     case "integer":
-      if (!Number.isSafeInteger(v)) return mismatch(w, label ?? "integer", v);
-      return numberRules(s, v as number, w);
+      return numberRules(s) === undefined ? INTEGER : 0;
     case "boolean":
-      return typeof v === "boolean" || mismatch(w, label ?? "boolean", v);
-    case "null":
-      return v === null || mismatch(w, label ?? "null", v);
-    case "literal":
-      return v === s.value || mismatch(w, label ?? expectedName(s), v);
-    case "enum":
-      return s.values.includes(v as string) || mismatch(w, label ?? expectedName(s), v);
+      return BOOLEAN;
+    case "nullable": {
+      const code = leaf(s.inner as Schema);
+      return code === 0 || code >= NULLABLE ? 0 : code + NULLABLE;
+    }
+    default:
+      return 0;
+  }
+}
+
+function compile(s: Schema, label: string | undefined): Node {
+  switch (s.kind) {
+    case "string": {
+      const expected = label ?? "string";
+      const rules = stringRules(s);
+      if (rules === undefined) return (v, _, w) => fits(STRING, v) || mismatch(w, expected, v);
+      return (v, _, w) => fits(STRING, v) ? rules(v as string, w) : mismatch(w, expected, v);
+    }
+    case "number": {
+      const expected = label ?? "number";
+      const rules = numberRules(s);
+      if (rules === undefined) return (v, _, w) => fits(NUMBER, v) || mismatch(w, expected, v);
+      return (v, _, w) => fits(NUMBER, v) ? rules(v as number, w) : mismatch(w, expected, v);
+    }
+    case "integer": {
+      const expected = label ?? "integer";
+      const rules = numberRules(s);
+      if (rules === undefined) return (v, _, w) => fits(INTEGER, v) || mismatch(w, expected, v);
+      return (v, _, w) => fits(INTEGER, v) ? rules(v as number, w) : mismatch(w, expected, v);
+    }
+    case "boolean": {
+      const expected = label ?? "boolean";
+      return (v, _, w) => fits(BOOLEAN, v) || mismatch(w, expected, v);
+    }
+    case "null": {
+      const expected = label ?? "null";
+      return (v, _, w) => v === null || mismatch(w, expected, v);
+    }
+    case "literal": {
+      const expected = label ?? expectedName(s), value = s.value;
+      return (v, _, w) => v === value || mismatch(w, expected, v);
+    }
+    case "enum": {
+      const expected = label ?? expectedName(s), values = new Set<unknown>(s.values);
+      return (v, _, w) => values.has(v) || mismatch(w, expected, v);
+    }
     case "any":
-      return walkJson(v, depth, w);
-    case "optional":
-      return v === undefined || check(s.inner as Schema, v, depth, w, label);
-    case "nullable":
-      return v === null || check(s.inner as Schema, v, depth, w, label ?? expectedName(s));
+      return walkJson;
+    case "optional": {
+      const inner = nodeOf(s.inner as Schema, label);
+      return (v, depth, w) => v === undefined || inner(v, depth, w);
+    }
+    case "nullable": {
+      const inner = nodeOf(s.inner as Schema, label ?? expectedName(s));
+      return (v, depth, w) => v === null || inner(v, depth, w);
+    }
     case "array":
-      return checkArray(s, v, depth, w, label);
-    case "record": {
-      if (!isObject(v)) return mismatch(w, label ?? "object", v);
-      if (depth > MAX_DEPTH) return tooDeep(w);
-      let ok = true, n = 0;
-      for (const key in v) {
-        if (!Object.hasOwn(v, key)) continue;
-        n++;
-        if (w.issues === undefined) {
-          if (!check(s.value as Schema, v[key], depth + 1, w)) return false;
-          continue;
-        }
-        w.path.push(key);
-        const fits = check(s.value as Schema, v[key], depth + 1, w);
-        w.path.pop();
-        if (!fits && (ok = false, stopped(w))) return false;
-      }
-      return maxProperties(s.maxProperties, n, w) && ok;
-    }
+      return arrayNode(s, label ?? "array");
+    case "record":
+      return recordNode(s, label ?? "object");
     case "object":
-      return checkObject(s.shape, s.unknownKeys, s.maxProperties, v, depth, w, label);
-    case "union": {
-      if (!isObject(v)) return mismatch(w, label ?? "object", v);
-      const key = s.discriminator;
-      const tag = member(v, key);
-      if (tag === undefined) {
-        report(w, (path) => missingField(key, path.slice(0, -1)), key);
-        return false;
-      }
-      const variant = s.variants.find((variant) => tagOf(variant as Schema, key) === tag);
-      if (variant === undefined) {
-        const expected = s.variants.map((x) => JSON.stringify(tagOf(x as Schema, key))).join(" | ");
-        report(w, (path) => typeMismatch(expected, path, tag), key);
-        return false;
-      }
-      return check(variant as Schema, v, depth, w);
-    }
+      return objectNode(s, label ?? "object");
+    case "union":
+      return unionNode(s, label ?? "object");
   }
 }
 
@@ -252,85 +304,184 @@ function stopped(w: Walk): boolean {
   return w.issues === undefined || w.issues.length >= w.max;
 }
 
-function checkArray(
-  s: ArraySchema<BaseSchema>,
-  v: unknown,
-  depth: number,
-  w: Walk,
-  label?: string,
-): boolean {
-  if (!Array.isArray(v)) return mismatch(w, label ?? "array", v);
-  if (depth > MAX_DEPTH) return tooDeep(w);
-  const n = v.length;
-  if (s.minItems !== undefined && n < s.minItems) {
-    return rule(w, "minItems", s.minItems, `must have at least ${items(s.minItems)}, got ${n}`);
-  }
-  if (s.maxItems !== undefined && n > s.maxItems) {
-    return rule(w, "maxItems", s.maxItems, `must have at most ${items(s.maxItems)}, got ${n}`);
-  }
-  let ok = true;
-  const item = s.item as Schema;
-  for (let i = 0; i < n; i++) {
-    if (w.issues === undefined) {
-      if (!check(item, v[i], depth + 1, w)) return false;
-      continue;
-    }
-    w.path.push(i);
-    const fits = check(item, v[i], depth + 1, w);
-    w.path.pop();
-    if (!fits && (ok = false, stopped(w))) return false;
-  }
-  if (ok && s.uniqueItems === true) {
-    const i = repeated(v);
-    if (i >= 0) return rule(w, "uniqueItems", true, `must have unique items, [${i}] repeats one`);
-  }
-  return ok;
+// Whether `x` fits `node`, walked at `key` of the walk's path (for a walk that records issues).
+function at(node: Node, x: unknown, key: PathKey, depth: number, w: Walk): boolean {
+  w.path.push(key);
+  const fits = node(x, depth, w);
+  w.path.pop();
+  return fits;
 }
 
-function checkObject(
-  shape: Shape,
-  unknownKeys: string,
-  max: number | undefined,
-  v: unknown,
-  depth: number,
-  w: Walk,
-  label?: string,
-): boolean {
-  if (!isObject(v)) return mismatch(w, label ?? "object", v);
-  if (depth > MAX_DEPTH) return tooDeep(w);
-  let ok = true, known = 0;
-  for (const key in shape) {
-    const field = shape[key] as Schema;
-    const x = member(v, key);
-    if (x !== undefined) known++;
-    if (x === undefined) {
-      if (field.kind === "optional") continue;
-      if (report(w, (path) => missingField(key, path.slice(0, -1)), key)) return false;
-      ok = false;
-      continue;
+function arrayNode(s: ArraySchema<BaseSchema>, expected: string): Node {
+  const { minItems, maxItems, uniqueItems } = s;
+  const item = nodeOf(s.item as Schema), code = leaf(s.item as Schema);
+  return (v, depth, w) => {
+    if (!Array.isArray(v)) return mismatch(w, expected, v);
+    if (depth > MAX_DEPTH) return tooDeep(w);
+    const n = v.length;
+    if (minItems !== undefined && n < minItems) {
+      return rule(w, "minItems", minItems, `must have at least ${items(minItems)}, got ${n}`);
+    }
+    if (maxItems !== undefined && n > maxItems) {
+      return rule(w, "maxItems", maxItems, `must have at most ${items(maxItems)}, got ${n}`);
     }
     if (w.issues === undefined) {
-      if (!check(field, x, depth + 1, w)) return false;
-      continue;
+      if (code !== 0) { for (let i = 0; i < n; i++) if (!fits(code, v[i])) return false; }
+      else for (let i = 0; i < n; i++) if (!item(v[i], depth + 1, w)) return false;
+    } else {
+      let ok = true;
+      for (let i = 0; i < n; i++) {
+        if (!at(item, v[i], i, depth + 1, w) && (ok = false, stopped(w))) return false;
+      }
+      if (!ok) return false;
     }
-    w.path.push(key);
-    const fits = check(field, x, depth + 1, w);
-    w.path.pop();
-    if (!fits && (ok = false, stopped(w))) return false;
-  }
-  // encoding writes the known members only, and checks their count
-  if (!w.strict) return maxProperties(max, known, w) && ok;
-  if (unknownKeys !== "reject" && max === undefined) return ok;
-  let n = 0;
-  for (const key in v) {
-    if (!Object.hasOwn(v, key)) continue;
-    n++;
-    if (unknownKeys === "reject" && !Object.hasOwn(shape, key)) {
-      if (report(w, unexpectedField, key)) return false;
-      ok = false;
+    if (uniqueItems === true) {
+      const i = repeated(v);
+      if (i >= 0) return rule(w, "uniqueItems", true, `must have unique items, [${i}] repeats one`);
     }
+    return true;
+  };
+}
+
+function recordNode(s: RecordSchema<BaseSchema>, expected: string): Node {
+  const value = nodeOf(s.value as Schema), code = leaf(s.value as Schema);
+  const max = s.maxProperties;
+  return (v, depth, w) => {
+    if (!isObject(v)) return mismatch(w, expected, v);
+    if (depth > MAX_DEPTH) return tooDeep(w);
+    if (w.issues === undefined && max === undefined) {
+      for (const key in v) {
+        const x = v[key];
+        // own members only; JSON.parse makes no others, so ask only when the value fails
+        if (!(code !== 0 ? fits(code, x) : value(x, depth + 1, w)) && Object.hasOwn(v, key)) {
+          return false;
+        }
+      }
+      return true;
+    }
+    let ok = true, n = 0;
+    for (const key in v) {
+      if (!Object.hasOwn(v, key)) continue;
+      n++;
+      if (w.issues === undefined) {
+        if (code !== 0 ? !fits(code, v[key]) : !value(v[key], depth + 1, w)) return false;
+      } else if (!at(value, v[key], key, depth + 1, w) && (ok = false, stopped(w))) return false;
+    }
+    return maxProperties(max, n, w) && ok;
+  };
+}
+
+function objectNode(s: ObjectSchema<Shape>, expected: string): Node {
+  const keys = Object.keys(s.shape);
+  const fields = keys.map((key) => nodeOf(s.shape[key] as Schema));
+  const optional = keys.map((key) => (s.shape[key] as Schema).kind === "optional");
+  // a member present is tested as its schema, or an optional one's inner schema
+  const codes = keys.map((key) => {
+    const field = s.shape[key] as Schema;
+    return leaf(field.kind === "optional" ? field.inner as Schema : field);
+  });
+  const own = keys.map(inherited);
+  const reject = s.unknownKeys === "reject", max = s.maxProperties;
+  const index = new Map(keys.map((key, i) => [key, i]));
+  // Whether the member `i`, of value `x`, fits; for the pure walk.
+  const fitsAt = (i: number, x: unknown, depth: number, w: Walk) => {
+    const code = codes[i];
+    if (x === undefined) return optional[i];
+    return code !== 0 ? fits(code, x) : fields[i](x, depth + 1, w);
+  };
+  // Whether the members from `j` to before `end` are optional and absent.
+  const absent = (v: Record<string, unknown>, j: number, end: number) => {
+    for (; j < end; j++) if (!optional[j] || v[keys[j]] !== undefined) return false;
+    return true;
+  };
+  // The pure walk of a value whose members come in shape order (as JSON written from the same
+  // type has them): read as for-in enumerates them, without a lookup by name. `undefined`
+  // when they come otherwise (or may be inherited), for the walk by name to answer.
+  const inOrder = own.includes(true)
+    ? undefined
+    : (v: Record<string, unknown>, depth: number, w: Walk): boolean | undefined => {
+      let j = 0, n = 0;
+      for (const k in v) {
+        n++;
+        if (j < keys.length && k === keys[j]) {
+          if (!fitsAt(j, v[k], depth, w)) return false;
+          j++;
+          continue;
+        }
+        const i = index.get(k);
+        if (i === undefined) {
+          if (reject) return undefined;
+          continue;
+        }
+        if (i < j || !absent(v, j, i)) return undefined;
+        if (!fitsAt(i, v[k], depth, w)) return false;
+        j = i + 1;
+      }
+      if (!absent(v, j, keys.length) || max !== undefined && n > max) return undefined;
+      return true;
+    };
+  return (v, depth, w) => {
+    if (!isObject(v)) return mismatch(w, expected, v);
+    if (depth > MAX_DEPTH) return tooDeep(w);
+    if (inOrder !== undefined && w.issues === undefined && w.strict) {
+      const fits = inOrder(v, depth, w);
+      if (fits !== undefined) return fits;
+    }
+    let ok = true, known = 0;
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i];
+      const x = own[i] && !Object.hasOwn(v, key) ? undefined : v[key];
+      if (x === undefined) {
+        if (optional[i]) continue;
+        if (report(w, (path) => missingField(key, path.slice(0, -1)), key)) return false;
+        ok = false;
+        continue;
+      }
+      known++;
+      if (w.issues === undefined) {
+        if (!fitsAt(i, x, depth, w)) return false;
+      } else if (!at(fields[i], x, key, depth + 1, w) && (ok = false, stopped(w))) return false;
+    }
+    // encoding writes the known members only, and checks their count
+    if (!w.strict) return maxProperties(max, known, w) && ok;
+    if (!reject && max === undefined) return ok;
+    let n = 0;
+    for (const key in v) {
+      if (!Object.hasOwn(v, key)) continue;
+      n++;
+      if (reject && !Object.hasOwn(s.shape, key)) {
+        if (report(w, unexpectedField, key)) return false;
+        ok = false;
+      }
+    }
+    return maxProperties(max, n, w) && ok;
+  };
+}
+
+function unionNode(
+  s: UnionSchema<string, readonly VariantSchema<string>[]>,
+  expected: string,
+): Node {
+  const key = s.discriminator;
+  const variants = new Map<unknown, Node>();
+  for (const variant of s.variants) {
+    variants.set(tagOf(variant as Schema, key), nodeOf(variant as Schema));
   }
-  return maxProperties(max, n, w) && ok;
+  const tags = s.variants.map((x) => JSON.stringify(tagOf(x as Schema, key))).join(" | ");
+  return (v, depth, w) => {
+    if (!isObject(v)) return mismatch(w, expected, v);
+    const tag = member(v, key);
+    if (tag === undefined) {
+      report(w, (path) => missingField(key, path.slice(0, -1)), key);
+      return false;
+    }
+    const variant = variants.get(tag);
+    if (variant === undefined) {
+      report(w, (path) => typeMismatch(tags, path, tag), key);
+      return false;
+    }
+    return variant(v, depth, w);
+  };
 }
 
 function maxProperties(max: number | undefined, n: number, w: Walk): boolean {
@@ -346,46 +497,75 @@ function rule(w: Walk, name: string, limit: number | string | boolean, detail: s
 const characters = (n: number) => n === 1 ? "1 character" : `${n} characters`;
 const items = (n: number) => n === 1 ? "1 item" : `${n} items`;
 
-function stringRules(s: StringConstraints, v: string, w: Walk): boolean {
+// The constraints of a string as one closure, or undefined when it has none.
+function stringRules(s: StringConstraints): ((v: string, w: Walk) => boolean) | undefined {
   const { minLength, maxLength, pattern, format } = s;
-  if (minLength !== undefined || maxLength !== undefined) {
-    const n = codePoints(v);
-    if (minLength !== undefined && n < minLength) {
-      return rule(w, "minLength", minLength, `must be at least ${characters(minLength)}, got ${n}`);
+  if (
+    minLength === undefined && maxLength === undefined && pattern === undefined &&
+    format === undefined
+  ) return undefined;
+  const formatted = format === undefined ? undefined : FORMAT_CHECKS[format];
+  return (v, w) => {
+    // UTF-16 units bound code points: n/2 ≤ code points ≤ n
+    if (minLength !== undefined && v.length < 2 * minLength) {
+      const n = codePoints(v);
+      if (n < minLength) {
+        return rule(
+          w,
+          "minLength",
+          minLength,
+          `must be at least ${characters(minLength)}, got ${n}`,
+        );
+      }
     }
-    if (maxLength !== undefined && n > maxLength) {
-      return rule(w, "maxLength", maxLength, `must be at most ${characters(maxLength)}, got ${n}`);
+    if (maxLength !== undefined && v.length > maxLength) {
+      const n = codePoints(v);
+      if (n > maxLength) {
+        return rule(
+          w,
+          "maxLength",
+          maxLength,
+          `must be at most ${characters(maxLength)}, got ${n}`,
+        );
+      }
     }
-  }
-  if (pattern !== undefined && !pattern.test(v)) {
-    return rule(w, "pattern", pattern.source, `must match ${pattern}`);
-  }
-  if (format !== undefined && !FORMAT_CHECKS[format](v)) {
-    return rule(w, "format", format, `must be ${FORMAT_NAMES[format]}`);
-  }
-  return true;
+    if (pattern !== undefined && !pattern.test(v)) {
+      return rule(w, "pattern", pattern.source, `must match ${pattern}`);
+    }
+    if (formatted !== undefined && !formatted(v)) {
+      return rule(w, "format", format!, `must be ${FORMAT_NAMES[format!]}`);
+    }
+    return true;
+  };
 }
 
-function numberRules(s: NumberConstraints, v: number, w: Walk): boolean {
+// The constraints of a number as one closure, or undefined when it has none.
+function numberRules(s: NumberConstraints): ((v: number, w: Walk) => boolean) | undefined {
   const { minimum, maximum, exclusiveMinimum, exclusiveMaximum, multipleOf } = s;
-  if (minimum !== undefined && v < minimum) {
-    return rule(w, "minimum", minimum, `must be at least ${minimum}, got ${v}`);
-  }
-  if (maximum !== undefined && v > maximum) {
-    return rule(w, "maximum", maximum, `must be at most ${maximum}, got ${v}`);
-  }
-  if (exclusiveMinimum !== undefined && v <= exclusiveMinimum) {
-    const detail = `must be more than ${exclusiveMinimum}, got ${v}`;
-    return rule(w, "exclusiveMinimum", exclusiveMinimum, detail);
-  }
-  if (exclusiveMaximum !== undefined && v >= exclusiveMaximum) {
-    const detail = `must be less than ${exclusiveMaximum}, got ${v}`;
-    return rule(w, "exclusiveMaximum", exclusiveMaximum, detail);
-  }
-  if (multipleOf !== undefined && !Number.isInteger(v / multipleOf)) {
-    return rule(w, "multipleOf", multipleOf, `must be a multiple of ${multipleOf}, got ${v}`);
-  }
-  return true;
+  if (
+    minimum === undefined && maximum === undefined && exclusiveMinimum === undefined &&
+    exclusiveMaximum === undefined && multipleOf === undefined
+  ) return undefined;
+  return (v, w) => {
+    if (minimum !== undefined && v < minimum) {
+      return rule(w, "minimum", minimum, `must be at least ${minimum}, got ${v}`);
+    }
+    if (maximum !== undefined && v > maximum) {
+      return rule(w, "maximum", maximum, `must be at most ${maximum}, got ${v}`);
+    }
+    if (exclusiveMinimum !== undefined && v <= exclusiveMinimum) {
+      const detail = `must be more than ${exclusiveMinimum}, got ${v}`;
+      return rule(w, "exclusiveMinimum", exclusiveMinimum, detail);
+    }
+    if (exclusiveMaximum !== undefined && v >= exclusiveMaximum) {
+      const detail = `must be less than ${exclusiveMaximum}, got ${v}`;
+      return rule(w, "exclusiveMaximum", exclusiveMaximum, detail);
+    }
+    if (multipleOf !== undefined && !Number.isInteger(v / multipleOf)) {
+      return rule(w, "multipleOf", multipleOf, `must be a multiple of ${multipleOf}, got ${v}`);
+    }
+    return true;
+  };
 }
 
 function walkJson(v: unknown, depth: number, w: Walk): boolean {
@@ -421,79 +601,4 @@ function walkJson(v: unknown, depth: number, w: Walk): boolean {
     default:
       return mismatch(w, "JSON value", v);
   }
-}
-
-// `out.__proto__ = x` would set the prototype; a member of that name must be defined.
-export function put(out: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === "__proto__") {
-    Object.defineProperty(out, key, {
-      value,
-      writable: true,
-      enumerable: true,
-      configurable: true,
-    });
-  } else {
-    out[key] = value;
-  }
-}
-
-/**
- * The reference projection for json.encode: `v` reduced to the schema's members (in shape
- * order, absent optional ones left out), or FAIL when it does not match the schema (read with
- * unknown members ignored). `schema.any()` values are passed as they are, for JSON.stringify.
- */
-export function project(s: Schema, v: unknown): unknown {
-  switch (s.kind) {
-    case "any":
-      return v === undefined ? FAIL : v;
-    case "optional":
-      return v === undefined ? undefined : project(s.inner as Schema, v);
-    case "nullable":
-      return v === null ? null : project(s.inner as Schema, v);
-    case "array": {
-      if (!Array.isArray(v) || !countFits(s, v.length)) return FAIL;
-      const items = v;
-      const out = new Array(items.length);
-      for (let i = 0; i < items.length; i++) {
-        if ((out[i] = project(s.item as Schema, items[i])) === FAIL) return FAIL;
-      }
-      return s.uniqueItems && repeated(out) >= 0 ? FAIL : out; // as written
-    }
-    case "record": {
-      if (!isObject(v)) return FAIL;
-      const out: Record<string, unknown> = {};
-      let n = 0;
-      for (const key in v) {
-        if (!Object.hasOwn(v, key)) continue;
-        const y = project(s.value as Schema, v[key]);
-        if (y === FAIL) return FAIL;
-        put(out, key, y), n++;
-      }
-      return s.maxProperties !== undefined && n > s.maxProperties ? FAIL : out;
-    }
-    case "object": {
-      if (!isObject(v)) return FAIL;
-      const out: Record<string, unknown> = {};
-      let n = 0;
-      for (const key in s.shape) {
-        const field = s.shape[key] as Schema;
-        const y = project(field, member(v, key));
-        if (y === FAIL) return FAIL;
-        if (y !== undefined) put(out, key, y), n++;
-      }
-      return s.maxProperties !== undefined && n > s.maxProperties ? FAIL : out;
-    }
-    case "union": {
-      if (!isObject(v)) return FAIL;
-      const tag = member(v, s.discriminator);
-      const variant = s.variants.find((x) => tagOf(x as Schema, s.discriminator) === tag);
-      return variant === undefined ? FAIL : project(variant as Schema, v);
-    }
-    default:
-      return check(s, v, 1, LOOSE) ? v : FAIL;
-  }
-}
-
-function countFits(s: ArrayConstraints, n: number): boolean {
-  return !(n < (s.minItems ?? 0) || n > (s.maxItems ?? Infinity));
 }

@@ -2,10 +2,11 @@
 // generation is allowed, installed from a module generated ahead of time (precompiled.ts), or
 // else is the reference checker (_check.ts). Failures are always explained by the reference
 // checker, which states the rules.
-import { isWeftSchema, type SchemaNode as Schema } from "./schema.ts";
+import { isWeftSchema, type SchemaNode as Schema } from "./_node.ts";
 import type { StandardSchemaV1Result } from "./standard_schema.ts";
 import { formatPath, MAX_ISSUES } from "./json_error.ts";
-import { type Check, check, explain, MAX_DEPTH, type Project, project, pure } from "./_check.ts";
+import { type Check, checker, explain, MAX_DEPTH } from "./_check.ts";
+import { type Project, project } from "./_project.ts";
 import { generateCheck, generateProjection } from "./codegen.ts";
 
 /** Which path checks a schema: its generated check, one generated ahead of time, or the walk. */
@@ -38,7 +39,7 @@ export function rootOf(schema: Schema): Root {
   if (root === undefined) {
     root = canGenerate()
       ? { check: generateCheck(schema), path: "generated" }
-      : { check: (v, depth) => check(schema, v, depth, pure(true)), path: "reference" };
+      : { check: checker(schema), path: "reference" };
     roots.set(schema, root);
   }
   return root;

@@ -1,6 +1,6 @@
 // The constraints of the schema builder, checked once, where a schema is built (a TypeError
 // for one that cannot hold); a schema holds only the constraints given.
-import type { NumberConstraints, StringConstraints } from "./schema.ts";
+import type { NumberConstraints, StringConstraints } from "./_node.ts";
 
 export function defined<T extends Record<string, unknown>>(fields: T): Partial<T> {
   const out: Partial<T> = {};

@@ -18,7 +18,7 @@ import process from "node:process";
 import { pathToFileURL } from "node:url";
 import { IDENTIFIER, str, Writer } from "./codegen.ts";
 import { fingerprint } from "./precompiled.ts";
-import { isWeftSchema, type SchemaNode as Schema } from "./schema.ts";
+import { isWeftSchema, type SchemaNode as Schema } from "./_node.ts";
 
 const USAGE = `Usage: cli.ts <schemas.ts> [--out <file>] [--runtime <specifier>] [--check]
 

@@ -21,19 +21,9 @@ import type {
   Shape,
   UnionSchema,
   VariantSchema,
-} from "./schema.ts";
-import {
-  type Check,
-  codePoints,
-  FAIL,
-  inherited,
-  isJson,
-  MAX_DEPTH,
-  type Project,
-  put,
-  repeated,
-  tagOf,
-} from "./_check.ts";
+} from "./_node.ts";
+import { type Check, codePoints, inherited, isJson, MAX_DEPTH, repeated, tagOf } from "./_check.ts";
+import { FAIL, type Project, put } from "./_project.ts";
 import { FORMAT_CHECKS } from "./_formats.ts";
 
 /** What generated checks call (`H` in the generated code). */
@@ -420,19 +410,25 @@ export class Writer {
       case "record": {
         const max = s.maxProperties;
         body.push(`  if (${OBJECT("v")}) return F;`);
-        // a plain object whose values are written as they are is written itself (JSON.stringify
-        // writes own members only, and such a prototype has no toJSON)
-        body.push(
-          plain(s.value as Schema)
-            ? "  const out = Object.getPrototypeOf(v) === Object.prototype ? v : {};"
-            : "  const out = {};",
-          "  let n = 0;",
-        );
+        if (plain(s.value as Schema) && max === undefined) {
+          // a plain object whose values are written as they are is written itself (JSON.stringify
+          // writes own members only, and such a prototype has no toJSON); only own members are
+          // checked, so ask only when a value fails
+          body.push(
+            "  if (Object.getPrototypeOf(v) === Object.prototype) {",
+            "    for (const k in v) {",
+            "      const x = v[k];",
+            `      if (!(${this.#test(s.value as Schema, "x", "1")}) && hasOwn(v, k)) return F;`,
+            "    }",
+            "    return v;",
+            "  }",
+          );
+        }
+        body.push("  const out = {};", "  let n = 0;");
         body.push("  for (const k in v) {", "    if (!hasOwn(v, k)) continue;", "    n++;");
         body.push("    const x = v[k];");
         const y = this.#projectInto(s.value as Schema, "x", body, "    ");
         body.push(
-          "    if (out === v) continue;",
           `    if (k === "__proto__") H.put(out, k, ${y});`,
           `    else out[k] = ${y};`,
           "  }",

@@ -12,8 +12,8 @@ import {
   syntaxError,
   typeMismatch,
 } from "./json_error.ts";
-import type { SchemaNode } from "./schema.ts";
-import { explain, MAX_DEPTH } from "./_check.ts";
+import type { SchemaNode } from "./_node.ts";
+import { type Check, explain, MAX_DEPTH } from "./_check.ts";
 import { checkOf } from "./_compile.ts";
 import { foreignIssues } from "./_foreign.ts";
 import { scan } from "./_scan.ts";
@@ -80,20 +80,23 @@ export function decode<S extends StandardSchemaV1>(
   } catch {
     return { ok: false, error: locate(data) };
   }
+  // the common answer first, without another call
+  const check = checkOf(target);
+  if (check !== undefined && check(value, 1)) return { ok: true, value };
   const max = options?.issues === "all" ? MAX_ISSUES : 1;
-  return validate(target, value, data, max) as DecodeResult<Infer<S>>;
+  return validate(target, check, value, data, max) as DecodeResult<Infer<S>>;
 }
 
+// The answer for a value a Weft schema rejects (`check` is its check), or for a foreign target.
 function validate(
   target: StandardSchemaV1,
+  check: Check | undefined,
   value: unknown,
   data: Uint8Array | string,
   max: number,
 ): DecodeResult<unknown> {
   let errors: JsonError[];
-  const check = checkOf(target);
   if (check !== undefined) {
-    if (check(value, 1)) return { ok: true, value };
     const issues = explain(target as SchemaNode, value, max);
     if (issues.length === 0) return { ok: true, value }; // unreachable: both checks agree
     // nesting beyond the limit where the schema walks is a syntax error at its bracket

@@ -5,8 +5,9 @@
  * @module
  */
 import type { Infer } from "./standard_schema.ts";
-import type { Schema as WeftSchema, SchemaNode as Schema } from "./schema.ts";
-import { explain, FAIL } from "./_check.ts";
+import type { Schema as WeftSchema, SchemaNode as Schema } from "./_node.ts";
+import { explain } from "./_check.ts";
+import { FAIL } from "./_project.ts";
 import { projectionOf } from "./_compile.ts";
 
 // The projection (generated once per schema, see codegen.ts) reduces the value to the schema's

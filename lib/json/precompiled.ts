@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { isWeftSchema, type Schema, type SchemaNode } from "./schema.ts";
+import { isWeftSchema, type Schema, type SchemaNode } from "./_node.ts";
 import { install } from "./_compile.ts";
 
 // What generated checks call.

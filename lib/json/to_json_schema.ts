@@ -4,14 +4,16 @@
  *
  * @module
  */
-import { isWeftSchema, type JsonValue, type Schema, type SchemaNode } from "./schema.ts";
-import { put } from "./_check.ts";
+import { isWeftSchema, type JsonValue, type Schema, type SchemaNode } from "./_node.ts";
+import { put } from "./_project.ts";
 
 /** A JSON Schema document (draft 2020-12), as plain JSON data. */
 export type JsonSchemaDocument = { [keyword: string]: JsonValue };
 
 const DIALECT = "https://json-schema.org/draft/2020-12/schema";
-const SAFE = Number.MAX_SAFE_INTEGER;
+// Number.MAX_SAFE_INTEGER as a literal: a bundler keeps a top-level property read of a global
+// (it might have effects), which put this line into every app's bundle.
+const SAFE = 9_007_199_254_740_991;
 
 /**
  * Writes a Weft schema as JSON Schema draft 2020-12: every kind and constraint. Formats are

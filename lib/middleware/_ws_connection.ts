@@ -58,6 +58,10 @@ export class Connection implements WebSocketConnection {
     return this.#raw?.protocol ?? "";
   }
 
+  get bufferedAmount(): number {
+    return this.#state === "open" ? this.#raw!.bufferedAmount : 0;
+  }
+
   send(data: string | Uint8Array): void {
     if (typeof data !== "string" && !(data instanceof Uint8Array)) {
       throw new TypeError("Cannot send on a WebSocket: data must be a string or a Uint8Array");

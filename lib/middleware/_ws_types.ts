@@ -27,6 +27,13 @@ export interface WebSocketConnection {
   /** `"open"` from `onOpen` until `close()` is called or the peer closes. */
   readonly readyState: WebSocketState;
   /**
+   * Bytes of messages sent and not yet written to the connection by the runtime (0 unless
+   * open). The kernel's socket buffer comes first, so it grows once a peer that stopped reading
+   * has filled that; compare it with a bound before sending to a peer that may be slow
+   * (`topics.attach()` does).
+   */
+  readonly bufferedAmount: number;
+  /**
    * Sends a text (string) or binary (bytes) message; does nothing unless the socket is open.
    *
    * @param data The message.

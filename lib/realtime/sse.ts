@@ -6,6 +6,7 @@
  */
 import { report } from "../_app.ts";
 import type { Context } from "../context.ts";
+import { SHUTDOWN, type ShutdownRegistry } from "../server/types.ts";
 import { formatComment, formatEvent, retryValue, type SseEvent } from "./_sse_format.ts";
 
 export type { SseEvent };
@@ -47,9 +48,9 @@ export interface SseOptions {
    */
   retry?: number;
   /**
-   * Ends the stream when it aborts. `server.shutdown()` waits for in-flight responses, and an
-   * event stream is one until it ends: pass the signal that shuts the server down (the
-   * `signal` option of `serve()`), or close the streams yourself, or shutdown waits for them.
+   * Ends the stream when it aborts, as the shutdown of the server does (see {@linkcode sse}).
+   * Only needed to end streams at another moment, or for a response served by something other
+   * than Weft's `serve()`.
    *
    * @default {undefined}
    */
@@ -96,6 +97,10 @@ export interface SseStream {
   close(): void;
 }
 
+// The last line of a stream that the server's shutdown ends: a comment, which a browser
+// ignores before it reconnects (to another instance, behind a load balancer).
+const SHUTDOWN_COMMENT = ": server shutting down\n\n";
+
 /** The default of {@linkcode SseOptions.heartbeat}: 15 s. */
 const DEFAULT_HEARTBEAT_MS = 15_000;
 /** The default of {@linkcode SseOptions.highWaterMark}: 1 MiB. */
@@ -112,8 +117,8 @@ export class SseClosed extends Error {
   /** Always `"SseClosed"`. */
   override name = "SseClosed";
   /**
-   * `client`: the client went away; `server`: `close()`, the handler's return or the
-   * `signal` option; `overflow`: the queue was full.
+   * `client`: the client went away; `server`: `close()`, the handler's return, the `signal`
+   * option or the server's shutdown; `overflow`: the queue was full.
    */
   readonly kind: "client" | "server" | "overflow";
   /**
@@ -174,6 +179,11 @@ function check(options: SseOptions): {
  * - **Back-pressure**: events wait in a queue bounded by `highWaterMark` bytes; past it the
  *   `overflow` policy applies (`"disconnect"` by default). The runtime's and the kernel's
  *   socket buffers come before this queue, so a slow client holds that much more.
+ * - **Shutdown**: `shutdown()` of the server the request came through (`serve()`, both
+ *   runtimes) ends every open stream, and the signal aborts with kind `"server"`: the comment
+ *   `: server shutting down` goes out and the response ends, or, for a client that is behind
+ *   (events wait in the queue), the response is cut as by the `"disconnect"` policy. So
+ *   shutdown never waits for event-stream clients; a browser reconnects with `Last-Event-ID`.
  * - **Headers**: `Content-Type: text/event-stream`, `Cache-Control: no-cache, no-transform`
  *   (no-transform tells a compressor or proxy not to hold the body back: a compressing
  *   middleware leaves such responses alone or flushes after every chunk) and
@@ -231,13 +241,25 @@ export function sse(
   // request's signal is not watched: Deno 2.9 warns about its legacy abort on first use.
   const timer = heartbeat > 0 ? setInterval(() => stream.heartbeat(), heartbeat) : undefined;
   const shutdown = options.signal;
+  // The registry of the server the request came through (lib/server/types.ts), if any.
+  const server = (ctx.info as { [SHUTDOWN]?: ShutdownRegistry } | undefined)?.[SHUTDOWN];
+  // A client that is behind (events wait in the queue) is cut, not waited for: one that stopped
+  // reading would hold the shutdown (on Node) until it leaves.
   const onShutdown = () =>
-    stream.end(new SseClosed("server", "The server is shutting down"), false);
-  if (shutdown?.aborted) onShutdown();
-  else shutdown?.addEventListener("abort", onShutdown, { once: true });
+    stream.end(
+      new SseClosed("server", "The server is shutting down"),
+      stream.bufferedAmount > 0,
+      SHUTDOWN_COMMENT,
+    );
+  if (shutdown?.aborted || server?.closing) onShutdown();
+  else {
+    shutdown?.addEventListener("abort", onShutdown, { once: true });
+    server?.closers.add(onShutdown);
+  }
   stream.closed.then(() => {
     clearInterval(timer);
     shutdown?.removeEventListener("abort", onShutdown);
+    server?.closers.delete(onShutdown);
   });
   queueMicrotask(async () => {
     try {
@@ -355,13 +377,16 @@ class EventStream implements SseStream {
   }
 
   // Ends the stream once: `cut` errors it (what waits is discarded and the client sees the
-  // body end early), else it closes after what is queued.
-  end(reason: SseClosed, cut: boolean): void {
+  // body end early), else it closes after what is queued and `last`.
+  end(reason: SseClosed, cut: boolean, last?: string): void {
     if (this.#ended) return;
     this.#ended = true;
     try {
       if (cut) this.#controller.error(reason);
-      else this.#controller.close();
+      else {
+        if (last !== undefined) this.#controller.enqueue(encoder.encode(last));
+        this.#controller.close();
+      }
     } catch {
       // already cancelled by the runtime
     }

@@ -16,12 +16,13 @@
  * 3. **No buffering in topics.** Handlers run synchronously as a message arrives; a handler
  *    that throws is reported (`onError`) and the others still run. A slow subscriber is the
  *    connection's business: an attached SSE stream queues up to its `highWaterMark` and then
- *    applies its overflow policy (disconnect by default, or drop); an attached WebSocket hands
- *    the message to the runtime's socket, which buffers it.
+ *    applies its overflow policy (disconnect by default, or drop); an attached WebSocket gets
+ *    the message while its `bufferedAmount` stays within the `highWaterMark` of `attach()`,
+ *    and past it the same policy applies (close with 1013 by default, or drop).
  *
  * @module
  */
-import type { SseEvent, SseStream } from "./sse.ts";
+import type { SseEvent, SseOverflow, SseStream } from "./sse.ts";
 import type { WebSocketConnection } from "../middleware/websocket.ts";
 
 /** A handler of {@linkcode Topics.subscribe}. */
@@ -92,6 +93,25 @@ export interface AttachOptions {
    * @default {the message itself (SSE: a `message` event with the message as data)}
    */
   format?: (message: string, topic: string) => SseEvent | string;
+  /**
+   * WebSockets only (an SSE stream has the `highWaterMark` of `sse()`): the bytes that may wait
+   * to be written to the socket (its `bufferedAmount`, which a client that stops reading makes
+   * grow once the kernel's socket buffer is full). A message that would pass it triggers
+   * `overflow`.
+   *
+   * @default {1048576}
+   */
+  highWaterMark?: number;
+  /**
+   * WebSockets only (an SSE stream has the `overflow` of `sse()`): what happens to a message
+   * that would pass `highWaterMark`. `"disconnect"` closes the socket with 1013 ("Try Again
+   * Later": a client that reconnects gets the messages from then on; what it missed is lost, as
+   * the delivery rules say) and ends these subscriptions; `"drop"` skips that message and keeps
+   * the socket, so the client sees a gap.
+   *
+   * @default {"disconnect"}
+   */
+  overflow?: SseOverflow;
 }
 
 /** `publish()` could not hand the message to the transport (Redis unreachable, closed topics). */
@@ -100,6 +120,8 @@ export class TopicsUnavailableError extends Error {
   override name = "TopicsUnavailableError";
 }
 
+/** The default of {@linkcode AttachOptions.highWaterMark}: 1 MiB. */
+const DEFAULT_HIGH_WATER_MARK = 1_048_576;
 /** The default of {@linkcode TopicsOptions.maxMessageBytes}: 1 MiB. */
 const DEFAULT_MAX_MESSAGE_BYTES = 1_048_576;
 const DEFAULT_MAX_TOPIC_BYTES = 256;
@@ -207,12 +229,15 @@ export interface Topics {
   /**
    * Sends every message of `topics` to a WebSocket or an SSE stream until it closes: the
    * subscriptions end by themselves when the stream's signal aborts or when a message finds
-   * the socket closed (call the returned function in `onClose` to end them at once).
+   * the socket closed (call the returned function in `onClose` to end them at once). A
+   * WebSocket whose client stops reading is bounded by `highWaterMark` and `overflow`.
    *
    * @param target A WebSocket connection (in `onOpen`) or an SSE stream.
    * @param topics The topics to follow.
-   * @param options `format`.
+   * @param options `format`, and for a WebSocket `highWaterMark` and `overflow`.
    * @returns The function that ends all these subscriptions.
+   * @throws {RangeError} When `highWaterMark` is not a positive integer.
+   * @throws {TypeError} When `overflow` is not `"disconnect"` or `"drop"`.
    */
   attach(
     target: WebSocketConnection | SseStream,
@@ -362,6 +387,15 @@ export function createTopics(options: TopicsOptions = {}): Topics {
     subscribe,
     attach(target, topics, attachOptions = {}) {
       const format = attachOptions.format;
+      const highWaterMark = limit(
+        "highWaterMark",
+        attachOptions.highWaterMark ?? DEFAULT_HIGH_WATER_MARK,
+        "attach",
+      );
+      const overflow = attachOptions.overflow ?? "disconnect";
+      if (overflow !== "disconnect" && overflow !== "drop") {
+        throw new TypeError('Cannot attach: overflow must be "disconnect" or "drop"');
+      }
       const stops: Unsubscribe[] = [];
       const stop = () => {
         for (const unsubscribe of stops.splice(0)) unsubscribe();
@@ -376,7 +410,15 @@ export function createTopics(options: TopicsOptions = {}): Topics {
             target.readyState === "closed" || target.readyState === "closing"
           ) return stop();
           const out = format === undefined ? message : format(message, topic);
-          target.send(typeof out === "string" ? out : out.data);
+          const text = typeof out === "string" ? out : out.data;
+          // The bound of a client that stopped reading: what the runtime holds for it.
+          if (target.bufferedAmount + utf8Length(text, highWaterMark) > highWaterMark) {
+            if (overflow === "drop") return;
+            stop();
+            target.close(1013, "The client does not keep up with its messages");
+            return;
+          }
+          target.send(text);
         };
       for (const topic of topics) stops.push(subscribe(topic, send));
       if (isStream(target)) {
@@ -402,11 +444,9 @@ function isStream(
   return "lastEventId" in target && "signal" in target;
 }
 
-function limit(name: string, value: number): number {
+function limit(name: string, value: number, action = "create topics"): number {
   if (!Number.isSafeInteger(value) || value < 1) {
-    throw new RangeError(
-      `Cannot create topics: ${name} ${value} is not a positive integer`,
-    );
+    throw new RangeError(`Cannot ${action}: ${name} ${value} is not a positive integer`);
   }
   return value;
 }

@@ -11,7 +11,7 @@ import type { HttpError } from "../http/http_error.ts";
 import { problem } from "../http/problem.ts";
 import { sameOriginPath } from "../http/same_origin_path.ts";
 import type { App, AppHooks, Handler, Middleware, Params, VariablesOf } from "../types.ts";
-import { parsePattern, type PathParams } from "./pattern.ts";
+import type { PathParams } from "./pattern.ts";
 import { RadixTree } from "./radix.ts";
 import { restoreParam } from "./_path.ts";
 import { SOURCE } from "./_table.ts";
@@ -373,8 +373,11 @@ type Item = Route<any> | Group<any>;
 // deno-lint-ignore no-explicit-any
 type AnyMiddleware = Middleware<any>;
 
-// Groups flattened: each route with its full pattern and its groups' middleware, outermost first.
-function flatten(
+/**
+ * Groups flattened: each route with its full pattern and its groups' middleware, outermost
+ * first. Internal (no export of mod.ts); bench/router_bench.ts builds its grouped trees with it.
+ */
+export function flatten(
   items: readonly Item[],
   prefix: string,
   middleware: readonly AnyMiddleware[],
@@ -391,8 +394,9 @@ function flatten(
   return out;
 }
 
+// A static pattern (no segment opens with ":" or "*") without "%".
 function isPlain(pattern: string): boolean {
-  return !pattern.includes("%") && parsePattern(pattern).every((s) => s.kind === "static");
+  return !/%|\/[:*]/.test(pattern);
 }
 
 // RFC 9110 §9.3.2 and §8.6: the answer to HEAD is the GET response without its content, with
@@ -430,6 +434,11 @@ async function countBytes(body: ReadableStream<Uint8Array>): Promise<number | un
     clearTimeout(timer);
     reader.cancel().catch(() => {});
   }
+}
+
+// The path with its trailing slash removed, or with one added.
+function otherForm(path: string): string {
+  return path.endsWith("/") ? path.slice(0, -1) : path + "/";
 }
 
 /**
@@ -509,14 +518,11 @@ export function router(routes: readonly (Route | Group)[], options: RouterOption
     const allowed = tree.methodsFor(path);
     if (allowed.length === 0) {
       if (redirect && path !== "/") {
-        const other = path.endsWith("/") ? path.slice(0, -1) : path + "/";
-        if (tree.methodsFor(other).length > 0) {
+        if (tree.methodsFor(otherForm(path)).length > 0) {
           const url = ctx.req.url;
           const query = url.indexOf("?");
           // The path as sent may start with "/\" or "//", which a browser would take for a host.
-          const location = sameOriginPath(
-            ctx.path.endsWith("/") ? ctx.path.slice(0, -1) : ctx.path + "/",
-          );
+          const location = sameOriginPath(otherForm(ctx.path));
           return new Response(null, {
             status: 308,
             headers: { location: query === -1 ? location : location + url.slice(query) },

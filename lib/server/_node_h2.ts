@@ -3,94 +3,19 @@
 // node:http2's compatibility layer (the 'request' event) wraps every stream in a request and
 // a response object, each a Node stream with its own listeners on the HTTP/2 stream, and
 // copies every header through its own map; for a small response that is more work than the
-// rest of Weft. Streams are served here directly: the Request reads the stream, and the
-// response head goes out in one respond() call.
+// rest of Weft. Streams are served directly (_node_h2_stream.ts): the Request reads the stream,
+// and the response head goes out in one respond() call. This module tracks the sessions.
 import type * as http2 from "node:http2";
 import type { Socket } from "node:net";
 import { checked, connInfo, handle, type ServerState, settle } from "./_node_http.ts";
-import { type Head, send, type Writer } from "./_node_send.ts";
+import { send } from "./_node_send.ts";
 
 function ignore(): void {}
 
-// An HTTP/2 stream as send() writes to it. The head is held until the first write or end(),
-// so that a response without a body goes out as one HEADERS frame that ends the stream.
-class StreamWriter implements Writer {
-  readonly http2 = true;
-  readonly #stream: http2.ServerHttp2Stream;
-  #head: http2.OutgoingHttpHeaders | undefined = undefined;
-
-  constructor(stream: http2.ServerHttp2Stream) {
-    this.#stream = stream;
-  }
-
-  get headersSent(): boolean {
-    return this.#stream.headersSent;
-  }
-
-  // A stream the client reset has its writable side ended too: it is `aborted` then.
-  get writableFinished(): boolean {
-    return this.#stream.writableFinished && !this.#stream.aborted;
-  }
-
-  get destroyed(): boolean {
-    return this.#stream.destroyed;
-  }
-
-  writeHead(status: number, head: Head): void {
-    const headers: http2.OutgoingHttpHeaders = { ":status": status };
-    for (let i = 0; i < head.length; i += 2) {
-      const name = head[i] as string;
-      const value = head[i + 1];
-      const seen = headers[name];
-      headers[name] = seen === undefined
-        ? value
-        : Array.isArray(seen)
-        ? [...seen, String(value)]
-        : [String(seen), String(value)]; // Set-Cookie, one field each (RFC 9113 §8.2.3)
-    }
-    this.#head = headers;
-  }
-
-  #respond(endStream: boolean): boolean {
-    const stream = this.#stream;
-    if (stream.destroyed || stream.closed) return false; // the client reset it meanwhile
-    const head = this.#head;
-    if (head !== undefined) {
-      this.#head = undefined;
-      stream.respond(head, { endStream });
-    }
-    return true;
-  }
-
-  write(chunk: Uint8Array): boolean {
-    return this.#respond(false) ? this.#stream.write(chunk) : true;
-  }
-
-  end(chunk?: string | Uint8Array): void {
-    if (chunk === undefined) {
-      if (this.#head !== undefined) this.#respond(true);
-      else if (!this.#stream.destroyed) this.#stream.end();
-    } else if (this.#respond(false)) this.#stream.end(chunk);
-  }
-
-  // RST_STREAM with INTERNAL_ERROR. Not close(): it ends the writable side first, and the
-  // END_STREAM that goes out then would tell the client that a cut body was whole.
-  destroy(): void {
-    this.#stream.destroy(new Error("The response was cut"));
-  }
-
-  on(event: "drain" | "close", fn: () => void): void {
-    this.#stream.on(event, fn);
-  }
-
-  once(event: "close", fn: () => void): void {
-    this.#stream.once(event, fn);
-  }
-
-  off(event: "drain" | "close", fn: () => void): void {
-    this.#stream.off(event, fn);
-  }
-}
+// The writer of a stream (_node_h2_stream.ts) loads on the first stream: apps served over
+// HTTP/1.1 only never load it, and bundlers that split code keep it out of the entry chunk.
+let Writer: typeof import("./_node_h2_stream.ts").StreamWriter | undefined;
+let loading: Promise<unknown> | undefined;
 
 /** The 'stream' listener of every HTTP/2 server (bound to its state). */
 export function onStream(
@@ -101,7 +26,13 @@ export function onStream(
   raw: string[],
 ): void {
   stream.on("error", ignore); // a reset stream must not crash the process
-  const writer = new StreamWriter(stream);
+  if (Writer === undefined) {
+    // The first stream waits for the writer's class, then is served as every later one is.
+    loading ??= import("./_node_h2_stream.ts").then((module) => Writer = module.StreamWriter);
+    loading.then(() => onStream.call(this, stream, headers, _flags, raw), () => stream.destroy());
+    return;
+  }
+  const writer = new Writer(stream);
   const method = headers[":method"] ?? "GET";
   // RFC 9110 §10.1.1, as node:http2's compatibility layer answers Expect.
   const expect = headers.expect;
@@ -118,7 +49,7 @@ export function onStream(
     headers[":authority"] ?? headers.host,
     stream.endAfterHeaders ? null : stream,
     writer,
-    connInfo(stream.session?.socket as Socket | undefined),
+    connInfo(stream.session?.socket as Socket | undefined, this),
     undefined,
   );
   if (result instanceof Promise) {

@@ -20,7 +20,14 @@ import {
 import { isResponse, NativeResponse } from "./_node_response.ts";
 import { send, type Writer } from "./_node_send.ts";
 import { acceptWebSocket, markUpgrade, type SocketRegistry, type Upgrade } from "./_node_ws.ts";
-import type { ConnInfo, FetchFunction, RuntimeServeOptions, RuntimeSocket } from "./types.ts";
+import {
+  type ConnInfo,
+  type FetchFunction,
+  type RuntimeServeOptions,
+  type RuntimeSocket,
+  SHUTDOWN,
+  type ShutdownRegistry,
+} from "./types.ts";
 
 export const MAX_HEADER_BYTES = 16_384;
 export const MAX_H2_HEADER_LIST_BYTES = 65_536;
@@ -35,8 +42,9 @@ const H2_PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "latin1");
 const HOST = /^(?:[\w.~!$&'()*+,;=%-]+|\[[\da-fA-F:.]+\])(?::\d{1,5})?$/;
 
 /** What one server keeps: the app, its connections and sockets, and whether it is closing. */
-export class ServerState implements SocketRegistry {
+export class ServerState implements SocketRegistry, ShutdownRegistry {
   closing = false;
+  readonly closers: Set<() => void> = new Set();
   readonly sessions: Set<http2.ServerHttp2Session> = new Set();
   readonly sockets: Map<RuntimeSocket, WsSocket> = new Map();
   readonly sniffing: Set<Socket> = new Set();
@@ -64,11 +72,14 @@ export class ServerState implements SocketRegistry {
 
 const INFO = Symbol("weft.connInfo");
 
-// The peer address is read only on demand; one per connection, shared by its requests.
+// The peer address is read only on demand; one per connection, shared by its requests. It
+// carries the server's registry, which sse() finds through `ctx.info`.
 class NodeConnInfo implements ConnInfo {
   readonly #socket: Socket | null | undefined;
-  constructor(socket: Socket | null | undefined) {
+  readonly [SHUTDOWN]: ShutdownRegistry;
+  constructor(socket: Socket | null | undefined, state: ServerState) {
     this.#socket = socket;
+    this[SHUTDOWN] = state;
   }
   get remoteAddr(): { hostname: string; port: number } | undefined {
     const socket = this.#socket;
@@ -161,16 +172,16 @@ export function handle(
   }
 }
 
-/** The connection facts of a request that came over `socket`. */
-export function connInfo(socket: Socket | null | undefined): ConnInfo {
-  return new NodeConnInfo(socket);
+/** The connection facts of a request that came over `socket` to the server of `state`. */
+export function connInfo(socket: Socket | null | undefined, state: ServerState): ConnInfo {
+  return new NodeConnInfo(socket, state);
 }
 
 // HTTP/1.1: the facts of a connection, made once for all its requests.
-function socketInfo(socket: Socket | null): ConnInfo {
-  if (socket === null) return new NodeConnInfo(socket);
+function socketInfo(socket: Socket | null, state: ServerState): ConnInfo {
+  if (socket === null) return new NodeConnInfo(socket, state);
   const owner = socket as Socket & { [INFO]?: NodeConnInfo };
-  return owner[INFO] ??= new NodeConnInfo(socket);
+  return owner[INFO] ??= new NodeConnInfo(socket, state);
 }
 
 /** Calls `done` with the app's response, whatever the app did. */
@@ -214,7 +225,7 @@ function dispatch(
     hostOf(raw),
     hasBody(incoming, method) ? incoming : null,
     closer,
-    socketInfo(incoming.socket),
+    socketInfo(incoming.socket, state),
     upgrade,
   );
 }

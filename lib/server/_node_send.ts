@@ -307,7 +307,9 @@ async function pipe(
         reader.cancel().catch(() => {});
       }
       sent += chunk.byteLength;
-      if (!res.write(chunk)) await drained(res);
+      // A body that fails while a client that stopped reading holds the write (an event stream
+      // the server's shutdown cuts) ends the response now, not once the client reads again.
+      if (!res.write(chunk)) await Promise.race([drained(res), reader.closed]);
       if (over) break;
       next = await pending;
       if (next.done || gone) break;

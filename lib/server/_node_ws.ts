@@ -14,15 +14,15 @@ import type {
 
 type WsSocket = Ws.WebSocket;
 
-// `ws` is loaded on the first upgrade, not with the server: apps that never accept a WebSocket
-// do not load it, and bundlers that split code put it in a chunk of its own (the Node core
-// size budget, scripts/size_check.ts).
-let server: typeof Ws.WebSocketServer | undefined;
+// `ws` is loaded on the first upgrade, with the handshake that uses it, not with the server: apps
+// that never accept a WebSocket do not load it, and bundlers that split code put it in a chunk
+// of its own (the Node core size budget, scripts/size_check.ts).
+type Handshake = typeof import("./_node_ws_handshake.ts").handshake;
+let handshake: Handshake | undefined;
 let loading: Promise<void> | undefined;
 function loadWs(): Promise<void> {
-  return loading ??= import("ws").then((module) => {
-    const ws = module as unknown as typeof Ws & { default?: typeof Ws };
-    server = ws.WebSocketServer ?? ws.default?.WebSocketServer;
+  return loading ??= import("./_node_ws_handshake.ts").then((module) => {
+    handshake = module.handshake;
   });
 }
 
@@ -57,8 +57,6 @@ const UPGRADE = Symbol("weft.upgrade");
 type UpgradeInfo = ConnInfo & { [UPGRADE]: Upgrade };
 const UPGRADES = new WeakMap<object, Upgrade>();
 const PENDING = new WeakMap<Response, PendingSocket>();
-// The 101 response's own fields, which `ws` writes.
-const WS_OWN = new Set(["connection", "upgrade", "sec-websocket-accept", "sec-websocket-protocol"]);
 
 /** Marks a request and its ConnInfo as an upgrade that upgradeWebSocket() may accept. */
 export function markUpgrade(request: Request, info: ConnInfo, upgrade: Upgrade): void {
@@ -73,27 +71,10 @@ export function markUpgrade(request: Request, info: ConnInfo, upgrade: Upgrade):
 export function acceptWebSocket(upgrade: Upgrade, response: Response): boolean {
   const pending = PENDING.get(response);
   if (pending === undefined || pending.upgrade !== upgrade) return false;
-  if (server === undefined) {
-    loadWs().then(() => handshake(upgrade, response, pending), () => upgrade.socket.destroy());
-  } else handshake(upgrade, response, pending);
+  const accept = () => handshake!(upgrade, response, pending.options, (ws) => pending.bind(ws));
+  if (handshake === undefined) loadWs().then(accept, () => upgrade.socket.destroy());
+  else accept();
   return true;
-}
-
-function handshake(upgrade: Upgrade, response: Response, pending: PendingSocket): void {
-  const { incoming, socket, head } = upgrade;
-  const wss = new server!({
-    noServer: true,
-    maxPayload: pending.options.maxMessageBytes,
-    perMessageDeflate: false,
-    clientTracking: false,
-    handleProtocols: () => pending.options.protocol ?? false,
-  });
-  wss.on("headers", (lines: string[]) => {
-    for (const [name, value] of response.headers) {
-      if (!WS_OWN.has(name)) lines.push(`${name}: ${value}`);
-    }
-  });
-  wss.handleUpgrade(incoming, socket, head, (ws) => pending.bind(ws));
 }
 
 // Whether the last failure `ws` reported carried its close code under a symbol.
@@ -166,6 +147,9 @@ export function upgradeWebSocket(
     },
     get protocol() {
       return ws?.protocol ?? "";
+    },
+    get bufferedAmount() {
+      return ws?.bufferedAmount ?? 0;
     },
   };
   const handlers = events(socket);

@@ -17,8 +17,10 @@ import type {
   RuntimeSocket,
   RuntimeSocketEvents,
   RuntimeUpgradeOptions,
+  ShutdownRegistry,
   SyncFile,
 } from "./types.ts";
+import { SHUTDOWN } from "./types.ts";
 import { isHost } from "../http/host.ts";
 import { problem } from "../http/problem.ts";
 
@@ -169,24 +171,21 @@ async function open(path: string): Promise<OpenFile | null> {
   }
 }
 
-// The WebSockets a server upgraded, each as the function that closes it with 1001.
-interface OpenSockets {
+// What a server closes on shutdown: its WebSockets (with 1001) and event streams, each as a
+// function. serve() hands every request a ConnInfo that carries it under SHUTDOWN, so that
+// upgradeWebSocket() and sse() find it through `ctx.info`: a WeakMap keyed by request would
+// make GC work for every request, while a property on an object made anyway costs nothing.
+interface OpenSockets extends ShutdownRegistry {
   closing: boolean;
-  readonly closers: Set<() => void>;
 }
-
-// serve() hands every request a ConnInfo that carries its server's sockets under this key, so
-// upgradeWebSocket() finds them through `ctx.info`: a WeakMap keyed by request would make GC
-// work for every request, while a property on an object made anyway costs nothing.
-const SOCKETS: unique symbol = Symbol("weft.sockets");
 
 // Deno reads the peer address with an op call on every access, so it is read only on demand.
 class ServedInfo implements ConnInfo {
-  readonly [SOCKETS]: OpenSockets;
+  readonly [SHUTDOWN]: OpenSockets;
   readonly #info: Deno.ServeHandlerInfo<Deno.NetAddr>;
   constructor(info: Deno.ServeHandlerInfo<Deno.NetAddr>, open: OpenSockets) {
     this.#info = info;
-    this[SOCKETS] = open;
+    this[SHUTDOWN] = open;
   }
   get remoteAddr(): { hostname: string; port: number } {
     return this.#info.remoteAddr;
@@ -195,13 +194,48 @@ class ServedInfo implements ConnInfo {
 
 const SHUTDOWN_REASON = "Server shutting down";
 
+// Deno keeps its inner request under an own symbol described "request", whose header(name)
+// reads one header through an op without building the request's Headers, which an app that
+// reads no header would otherwise build for this check alone (docs/architecture.md, "Deno
+// internals"). Probed on the first request, and taken only when it agrees with the public API
+// there; `null`: not found, the public API is used.
+type Inner = Record<symbol, { header(name: string): string | null }>;
+let inner: symbol | null | undefined;
+
+function hostOf(request: Request): string | null {
+  if (inner === undefined) inner = probeInner(request);
+  return inner === null
+    ? request.headers.get("host")
+    : (request as unknown as Inner)[inner].header("host");
+}
+
+function probeInner(request: Request): symbol | null {
+  for (const key of Object.getOwnPropertySymbols(request)) {
+    const value = (request as unknown as Inner)[key];
+    if (
+      key.description === "request" && typeof value?.header === "function" &&
+      value.header("host") === request.headers.get("host")
+    ) return key;
+  }
+  return null;
+}
+
+/**
+ * Whether the Host check reads the header through Deno's inner request (`undefined` before the
+ * first request). Read by tests/deno_internals_test.ts only (bundlers drop it).
+ */
+export function innerHeaderLive(): boolean | undefined {
+  return inner === undefined ? undefined : inner !== null;
+}
+
 function badHost(): Response {
   return problem({ status: 400, detail: "The Host header is not a valid host[:port]" });
 }
 
 /**
  * Starts `Deno.serve`. `shutdown()` and the abort signal first close every WebSocket the server
- * upgraded with 1001, then let `Deno.serve` finish the in-flight requests. The signal is not
+ * upgraded with 1001 and run the other closers of its registry (event streams end), then let
+ * `Deno.serve` finish the in-flight requests. The signal is not
  * handed to `Deno.serve`: on abort, Deno 2.9 sends open WebSockets a close frame with code 1005,
  * which RFC 6455 §7.4.1 forbids on the wire (the npm `ws` client fails with "invalid status
  * code 1005").
@@ -220,7 +254,7 @@ export function serve(fetch: FetchFunction, options: RuntimeServeOptions): Runti
     ...tls,
   }, (request, info) => {
     // Deno builds request.url from Host: a Host with a path in it would choose the route.
-    const host = request.headers.get("host");
+    const host = hostOf(request);
     if (host !== null && host !== lastHost) {
       if (!isHost(host)) return badHost();
       lastHost = host;
@@ -291,7 +325,7 @@ export function upgradeWebSocket(
   });
   if (options.protocol) response.headers.set("sec-websocket-protocol", options.protocol);
   socket.binaryType = "arraybuffer";
-  const open = (options.info as Partial<ServedInfo> | undefined)?.[SOCKETS];
+  const open = (options.info as Partial<ServedInfo> | undefined)?.[SHUTDOWN];
   // The code and reason of the close frame the server sent, which onClose reports: Deno's close
   // event carries 1005 for a handshake the server started, whatever the peer answered.
   let sent: [number, string] | undefined;
@@ -306,6 +340,9 @@ export function upgradeWebSocket(
     },
     ping() {
       return false; // Deno answers pings itself and exposes no ping API.
+    },
+    get bufferedAmount() {
+      return socket.bufferedAmount;
     },
     // Deno leaves the server side's `socket.protocol` empty; the 101 carries this one.
     protocol: options.protocol ?? "",

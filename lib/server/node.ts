@@ -66,7 +66,11 @@ import type {
 
 export { fs, isResponse, upgradeWebSocket };
 
-/** Starts a `node:http` server (HTTP/1.1 and h2c) or, with TLS, a `node:http2` one (h2 and HTTP/1.1). */
+/**
+ * Starts a `node:http` server (HTTP/1.1 and h2c) or, with TLS, a `node:http2` one (h2 and
+ * HTTP/1.1). `shutdown()` closes WebSockets with 1001 and runs the closers of the server's
+ * registry (event streams end) before it waits for in-flight responses.
+ */
 export function serve(fetch: FetchFunction, options: RuntimeServeOptions): RuntimeServer {
   installResponse();
   const tls = options.cert !== undefined && options.key !== undefined;
@@ -124,6 +128,7 @@ export function serve(fetch: FetchFunction, options: RuntimeServeOptions): Runti
     for (const socket of state.sniffing) socket.destroy();
     for (const session of state.sessions) session.close(); // GOAWAY, open streams finish
     for (const socket of state.sockets.keys()) socket.close(1001, SHUTDOWN_REASON);
+    for (const close of state.closers) close(); // event streams end
     // 2. connections that turn idle later (a response just finished) are swept until closed;
     //    WebSockets that do not answer the close frame in time are cut
     const since = Date.now();

@@ -27,6 +27,21 @@ export interface ConnInfo {
  */
 export const REQUEST_TARGET: unique symbol = Symbol("weft.requestTarget");
 
+/**
+ * The key under which the ConnInfo that `serve()` hands to the fetch function carries its
+ * server's {@linkcode ShutdownRegistry}, so that a response that stays open (an event stream)
+ * finds the server it belongs to through `ctx.info`.
+ */
+export const SHUTDOWN: unique symbol = Symbol("weft.shutdown");
+
+/** What a server's shutdown tells the long-lived responses and sockets it serves. */
+export interface ShutdownRegistry {
+  /** Whether shutdown has started; whoever registers from then on closes at once. */
+  readonly closing: boolean;
+  /** Called once each when shutdown starts, before it waits for in-flight responses. */
+  readonly closers: Set<() => void>;
+}
+
 /** A fetch-style function that the runtime server calls for every request. */
 export type FetchFunction = (
   request: Request,
@@ -67,8 +82,9 @@ export interface RuntimeServer {
   readonly finished: Promise<void>;
   /**
    * Stops accepting connections, closes every WebSocket this server upgraded with 1001 ("Server
-   * shutting down"; their `onClose` reports that code, not the peer's answer) and resolves once
-   * in-flight requests have finished.
+   * shutting down"; their `onClose` reports that code, not the peer's answer), calls the closers
+   * of its {@linkcode ShutdownRegistry} (event streams end) and resolves once in-flight requests
+   * have finished.
    */
   shutdown(): Promise<void>;
 }
@@ -175,6 +191,13 @@ export interface RuntimeSocket {
   ping(): boolean;
   /** The negotiated subprotocol ("" when none). */
   readonly protocol: string;
+  /**
+   * Bytes of messages sent and not yet written to the connection (the WebSocket's
+   * `bufferedAmount` on Deno, `ws`'s on Node: what waits in the runtime, not what waits in the
+   * kernel's socket buffer). A peer that stops reading makes it grow once the kernel's buffer
+   * is full.
+   */
+  readonly bufferedAmount: number;
 }
 
 /**

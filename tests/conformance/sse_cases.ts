@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { eventually, withDeadline } from "../_deadline.ts";
 import type { Env } from "./suite.ts";
 import type * as Weft from "../../mod.ts";
-import { openHttp1, openHttp2 } from "./_sse_peer.ts";
+import { openHttp1, openHttp2, type SsePeer } from "./_sse_peer.ts";
 
 const QUIET = { port: 0, hostname: "127.0.0.1", onListen() {} };
 
@@ -73,6 +73,40 @@ const EXPECTED = ":\n" +
   "id: 2\nretry: 2500\ndata: cr\ndata: and\ndata: crlf\n\n" +
   ": a note\n: over two lines\n" +
   "data: \n\n";
+
+/**
+ * A server whose event stream has a client that stopped reading: the kernel's buffers and the
+ * stream's queue are full. Shared with tests/node/realtime.test.ts.
+ */
+export async function stalledStream(weft: typeof Weft): Promise<{
+  server: Weft.Server;
+  stream: Weft.SseStream;
+  slow: SsePeer;
+}> {
+  const { get, router, serve, sse } = weft;
+  let behind: ((stream: Weft.SseStream) => void) | undefined;
+  const queued = new Promise<Weft.SseStream>((resolve) => behind = resolve);
+  const chunk = "x".repeat(16_384);
+  const app = router([
+    get("/flood", (ctx) =>
+      sse(ctx, async (stream) => {
+        // Events pile up until the kernel's buffers are full and the queue stays full.
+        while (!stream.isClosed) {
+          for (let i = 0; i < 64; i++) stream.send(chunk);
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          if (stream.dropped > 0 && stream.bufferedAmount > 0) break;
+        }
+        behind!(stream);
+        await stream.closed;
+      }, { highWaterMark: 65_536, overflow: "drop" })),
+  ]);
+  const server = serve(app, QUIET);
+  const slow = await openHttp1(`http://127.0.0.1:${server.addr.port}/flood`);
+  slow.pause();
+  const stream = await withDeadline(queued, 30_000, "the queue to fill");
+  assert.ok(stream.bufferedAmount > 0);
+  return { server, stream, slow };
+}
 
 /** The cases, by name. */
 export const sseCases: Record<string, (env: Env) => Promise<void>> = {
@@ -179,6 +213,57 @@ export const sseCases: Record<string, (env: Env) => Promise<void>> = {
       assert.deepEqual(kinds, ["server"]);
     } finally {
       peer.close();
+    }
+  },
+  async "sse: shutdown() ends open streams without any signal (HTTP/1.1, h2, h2c)"(env) {
+    const { get, router, serve, sse } = env.weft;
+    const kinds: string[] = [];
+    const app = router([
+      get("/forever", (ctx) =>
+        sse(ctx, async (stream) => {
+          stream.send("open");
+          await stream.closed;
+          kinds.push((stream.signal.reason as Weft.SseClosed).kind);
+        })),
+    ]);
+    const plain = serve(app, QUIET);
+    const tls = serve(app, { ...QUIET, cert: env.cert, key: env.key });
+    const http = `http://127.0.0.1:${plain.addr.port}`;
+    const peers = [
+      await openHttp1(`${http}/forever`),
+      await openHttp2(`https://localhost:${tls.addr.port}`, "/forever", { ca: env.cert }),
+      await openHttp2(http, "/forever"),
+    ];
+    try {
+      for (const peer of peers) {
+        await peer.until("the first event", () => peer.parser.events.length === 1);
+      }
+      await withDeadline(
+        Promise.all([plain.shutdown(), tls.shutdown()]),
+        10_000,
+        "shutdown() with open event streams",
+      );
+      for (const peer of peers) {
+        await eventually("the end of the stream", () => peer.ended);
+        assert.equal(peer.text, ":\ndata: open\n\n: server shutting down\n\n");
+      }
+      assert.deepEqual(kinds, ["server", "server", "server"]);
+    } finally {
+      for (const peer of peers) peer.close();
+    }
+  },
+  async "sse: shutdown() ends a stream whose client stopped reading"(env) {
+    const { server, stream, slow } = await stalledStream(env.weft);
+    try {
+      const closing = server.shutdown();
+      await eventually("the handler's signal to abort", () => stream.isClosed);
+      assert.equal((stream.signal.reason as Weft.SseClosed).kind, "server");
+      // Node's adapter drops the response at once; Deno.serve, blocked writing to the client,
+      // finishes once the client is gone (RUNTIME_DIFFERENCES.stalledStreamShutdown).
+      slow.close();
+      await withDeadline(closing, 10_000, "shutdown() with a stalled event stream");
+    } finally {
+      slow.close();
     }
   },
   async "sse: a client that stops reading is disconnected past the high-water mark"(env) {

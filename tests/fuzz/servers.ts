@@ -34,11 +34,19 @@ export function ensureNodeBuild(force = false): void {
 }
 
 /** Starts the fuzz app on `runtime`; the child is killed after `lifetimeMs` whatever happens. */
-export async function startFuzzServer(runtime: RuntimeName, lifetimeMs: number): Promise<Started> {
+export async function startFuzzServer(
+  runtime: RuntimeName,
+  lifetimeMs: number,
+  options: { cpu?: number } = {},
+): Promise<Started> {
   const fixture = buildStaticFixture();
-  const [command, args] = runtime === "deno"
+  let [command, args] = runtime === "deno"
     ? [denoPath(), ["run", "-A", "tests/fuzz/serve_deno.ts", fixture.root]]
     : ["node", ["tests/node/fuzz_server.mjs", fixture.root]];
+  // taskset execs the server, so the PID read for RSS and fds stays the server's own
+  if (options.cpu !== undefined) {
+    [command, args] = ["taskset", ["-c", String(options.cpu), command, ...args]];
+  }
   let server: ServerProcess;
   try {
     server = await startServer(command, args, { lifetimeMs });

@@ -1,11 +1,11 @@
 // Property test of json.encode (fast-check, 10,000 runs): generated schemas and values that
 // mostly conform, against a reference projection written here and the reference projection of
-// lib/json/_check.ts. The text must be exactly JSON.stringify of the reference (members in
+// lib/json/_project.ts. The text must be exactly JSON.stringify of the reference (members in
 // shape order, unknown ones dropped), from a fresh schema and from a hot one.
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { json } from "../../lib/json/mod.ts";
-import { FAIL as LIB_FAIL, project as libProject } from "../../lib/json/_check.ts";
+import { FAIL as LIB_FAIL, project as libProject } from "../../lib/json/_project.ts";
 import {
   brokenRule,
   build,

@@ -4,7 +4,7 @@
 // (hot), and json.decode's error is the one a reference written here expects.
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { json, type JsonError } from "../../lib/json/mod.ts";
+import { json, type JsonError, schema as s } from "../../lib/json/mod.ts";
 import { checkPath, rootOf } from "../../lib/json/_compile.ts";
 import { check, pure } from "../../lib/json/_check.ts";
 import { build, descArb, heat, reference, valueArb } from "./_schema_arbitraries.ts";
@@ -61,4 +61,54 @@ Deno.test("json.decode() gives exactly one outcome, the one the reference expect
   );
   // the generator reaches every outcome often
   for (const count of Object.values(seen)) assert.ok(count > 200, JSON.stringify(seen));
+});
+
+// `v` with the members of every object at every level in an order picked by `seed`.
+function reorder(v: unknown, seed: number): unknown {
+  if (Array.isArray(v)) return v.map((x) => reorder(x, seed));
+  if (typeof v !== "object" || v === null) return v;
+  const keys = Object.keys(v);
+  for (let i = keys.length - 1; i > 0; i--) {
+    seed = (seed * 1103515245 + 12345) >>> 0;
+    const j = seed % (i + 1);
+    [keys[i], keys[j]] = [keys[j], keys[i]];
+  }
+  const out: Record<string, unknown> = {};
+  for (const key of keys) out[key] = reorder((v as Record<string, unknown>)[key], seed);
+  return out;
+}
+
+Deno.test("the reference checker's verdict does not depend on the order of members", () => {
+  // it reads members in document order when they come in shape order, by name otherwise
+  const cases = descArb.chain((d) => fc.tuple(fc.constant(d), valueArb(d), fc.nat()));
+  fc.assert(
+    fc.property(cases, ([d, value, seed]) => {
+      const schema = build(d);
+      const text = JSON.stringify(value);
+      const expected = reference(d, JSON.parse(text), []).kind === "ok";
+      const shuffled = JSON.parse(JSON.stringify(reorder(JSON.parse(text), seed)));
+      assert.equal(check(schema, JSON.parse(text), 1, pure(true)), expected, text);
+      assert.equal(check(schema, shuffled, 1, pure(true)), expected, JSON.stringify(shuffled));
+      assert.equal(rootOf(schema).check(shuffled, 1), expected, JSON.stringify(shuffled));
+    }),
+    RUNS,
+  );
+});
+
+Deno.test("the reference checker reads members that for-in does not list as the generated check does", () => {
+  const S = s.object({ a: s.string(), b: s.optional(s.integer()) });
+  class Row {
+    a = "x";
+    get b(): unknown {
+      return "not an integer";
+    }
+  }
+  const hidden = Object.defineProperty({ a: "x" }, "b", { value: 1.5, enumerable: false });
+  const undefinedMember = { a: "x", b: undefined };
+  for (const value of [new Row(), hidden, undefinedMember, { b: 1, a: "x" }, { a: "x", z: 1 }]) {
+    const generated = rootOf(S).check(value, 1);
+    assert.equal(check(S, value, 1, pure(true)), generated, JSON.stringify(value));
+  }
+  assert.equal(check(S, new Row(), 1, pure(true)), false);
+  assert.equal(check(S, undefinedMember, 1, pure(true)), true);
 });

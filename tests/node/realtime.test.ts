@@ -18,7 +18,11 @@ import {
   TopicsUnavailableError,
 } from "weft";
 import { redisTransport } from "weft/redis";
+import * as weft from "weft";
 import { eventually, terminate, withDeadline } from "../_deadline.ts";
+import { slowSubscriberCases } from "../realtime/slow_subscriber_cases.ts";
+import { stalledStream } from "../conformance/sse_cases.ts";
+import { RUNTIME_DIFFERENCES } from "./runtime_differences.ts";
 
 const QUIET = { port: 0, hostname: "127.0.0.1", onListen() {} };
 
@@ -223,4 +227,27 @@ describe("broadcastChannelTransport() on Node", () => {
       await worker.terminate();
     }
   });
+});
+
+describe("a WebSocket subscriber that stops reading (tests/realtime/slow_subscriber_cases.ts)", () => {
+  for (const [name, run] of Object.entries(slowSubscriberCases)) {
+    test(`on Node: ${name}`, () => run(weft as never), 60_000);
+  }
+});
+
+describe("sse() and the server's shutdown", () => {
+  test(
+    "[stalledStreamShutdown] shutdown() does not wait for an event-stream client that stopped reading",
+    async () => {
+      assert.ok(RUNTIME_DIFFERENCES.stalledStreamShutdown);
+      const { server, stream, slow } = await stalledStream(weft as never);
+      try {
+        await withDeadline(server.shutdown(), 10_000, "shutdown() with the client still there");
+        assert.equal((stream.signal.reason as { kind: string }).kind, "server");
+      } finally {
+        slow.close();
+      }
+    },
+    60_000,
+  );
 });

@@ -84,6 +84,14 @@ export const RUNTIME_DIFFERENCES = {
     node: "llhttp answers methods it does not know (e.g. FOO) with 400 before Weft sees them",
     why: "node:http's parser has a fixed method table",
   },
+  stalledStreamShutdown: {
+    deno: "shutdown() ends an event stream whose client stopped reading (its signal aborts), " +
+      "but Deno.serve, blocked writing to that client, finishes the response only once the " +
+      "client leaves; the app's grace period bounds it",
+    node: "the adapter drops such a response at once, so shutdown() does not wait for the " +
+      "client (tests/node/realtime.test.ts)",
+    why: "Deno.serve has no way to end a response or a connection it is writing to",
+  },
 } as const satisfies Record<string, RuntimeDifference>;
 
 /** A flag name. */

@@ -110,6 +110,7 @@ Deno.test("attach() drops a WebSocket subscriber whose socket is gone on the nex
   const sent: string[] = [];
   const socket = {
     readyState: "open",
+    bufferedAmount: 0,
     send: (data: string) => sent.push(data),
   } as unknown as WebSocketConnection & { readyState: string };
   topics.attach(socket, ["t"], { format: (message) => `<${message}>` });
@@ -118,6 +119,46 @@ Deno.test("attach() drops a WebSocket subscriber whose socket is gone on the nex
   await topics.publish("t", "2");
   assert.deepEqual(sent, ["<1>"]);
   assert.equal(topics.subscribers("t"), 0);
+});
+
+Deno.test("attach() applies its overflow policy to a WebSocket past the high-water mark", async () => {
+  const topics = createTopics();
+  const sent: string[] = [];
+  const closes: [number, string][] = [];
+  const socket = {
+    readyState: "open",
+    bufferedAmount: 0,
+    send: (data: string) => sent.push(data),
+    close(code: number, reason: string) {
+      closes.push([code, reason]);
+      socket.readyState = "closing";
+    },
+  };
+  const target = socket as unknown as WebSocketConnection;
+  const stopDrop = topics.attach(target, ["drop"], { highWaterMark: 10, overflow: "drop" });
+  topics.attach(target, ["cut"], { highWaterMark: 10 });
+  await topics.publish("drop", "12345");
+  socket.bufferedAmount = 6; // 6 + 5 > 10: dropped, the socket stays
+  await topics.publish("drop", "67890");
+  socket.bufferedAmount = 5; // 5 + 5 = 10: sent
+  await topics.publish("drop", "abcde");
+  assert.deepEqual(sent, ["12345", "abcde"]);
+  assert.equal(closes.length, 0);
+  stopDrop();
+  socket.bufferedAmount = 6;
+  await topics.publish("cut", "fghij");
+  assert.deepEqual(sent, ["12345", "abcde"]);
+  assert.deepEqual(closes.map(([code]) => code), [1013]);
+  assert.equal(topics.subscribers("cut"), 0);
+  assert.throws(
+    () => topics.attach(target, ["x"], { highWaterMark: 0 }),
+    /Cannot attach: highWaterMark 0 is not a positive integer/,
+  );
+  assert.throws(
+    () => topics.attach(target, ["x"], { overflow: "buffer" as never }),
+    TypeError,
+  );
+  assert.equal(topics.subscribers("x"), 0);
 });
 
 Deno.test("broadcastChannelTransport() reaches the other hubs of the channel and its own", async () => {

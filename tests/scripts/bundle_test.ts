@@ -1,23 +1,31 @@
 // A bundled app still works: the builds that scripts/size_check.ts measures (deno bundle of
 // mod.ts; esbuild of the packed npm package, with and without code splitting) serve a small
 // decode app over a real socket. ctx.decode() needs the schema's decoder in the bundle, so a
-// bundler that dropped it would answer 500 here.
+// bundler that dropped it would answer 500 here. The app also echoes over a WebSocket and, on
+// Node, answers over h2c: the Node adapter loads the WebSocket handshake (with ws) and the
+// HTTP/2 stream writer with dynamic imports, which a bundle must carry too.
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
-import { denoBundle, esbuildNode, installPackedWeft } from "../../scripts/size_check.ts";
+import { denoBundle, esbuildNode, installPackedWeft, run } from "../../scripts/size_check.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");
 const DEADLINE_MS = 20_000;
 
 function app(from: string): string {
-  return `import { jsonErrorResponse, post, router, schema, serve } from "${from}";
+  return `import { get, jsonErrorResponse, post, router, schema, serve, websocket } from "${from}";
 const Note = schema.object({ title: schema.string() });
 const app = router([
   post("/notes", async (ctx) => {
     const r = await ctx.decode(Note);
     return r.ok ? ctx.json(r.value, { status: 201 }) : jsonErrorResponse(r.error);
   }),
+  get("/echo", websocket({
+    onMessage(socket, frame) {
+      if (frame.type === "text") socket.send("echo: " + frame.text);
+    },
+  })),
+  get("/hello", (ctx) => ctx.text("hello")),
 ]);
 serve(app, { port: 0, hostname: "127.0.0.1", onListen: ({ port }) => console.log("port " + port) });
 `;
@@ -27,7 +35,13 @@ serve(app, { port: 0, hostname: "127.0.0.1", onListen: ({ port }) => console.log
  * Starts `cmd`, waits for the app to print its port, answers the two requests, then stops it;
  * every wait has a deadline, past which the child gets SIGTERM and then SIGKILL.
  */
-async function checkServer(what: string, cmd: string, args: string[], cwd: string) {
+async function checkServer(
+  what: string,
+  cmd: string,
+  args: string[],
+  cwd: string,
+  options: { h2c: boolean },
+) {
   const child = new Deno.Command(cmd, {
     args,
     cwd,
@@ -85,6 +99,21 @@ async function checkServer(what: string, cmd: string, args: string[], cwd: strin
     assert.deepEqual(JSON.parse(created.body), { title: "x" });
     const rejected = await post('{"title":1}');
     assert.equal(rejected.status, 400, `${what}: ${rejected.body}`);
+    waitingFor = `${what} to echo over a WebSocket`;
+    assert.equal(await echo(port, "hi"), "echo: hi", what);
+    if (options.h2c) {
+      waitingFor = `${what} to answer GET /hello over h2c`;
+      const out = await run("curl", [
+        "--silent",
+        "--http2-prior-knowledge",
+        "--max-time",
+        String(DEADLINE_MS / 1000),
+        "--write-out",
+        " %{http_version}",
+        `http://127.0.0.1:${port}/hello`,
+      ], { timeoutMs: DEADLINE_MS, what: `curl of ${what}` });
+      assert.equal(out, "hello 2", what);
+    }
   } catch (error) {
     if (killed) throw new Error(`Timed out after ${DEADLINE_MS} ms waiting for ${waitingFor}`);
     throw error;
@@ -97,14 +126,37 @@ async function checkServer(what: string, cmd: string, args: string[], cwd: strin
   }
 }
 
+// Sends one text message over a WebSocket to /echo and resolves with the answer.
+function echo(port: number, text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(`ws://127.0.0.1:${port}/echo`);
+    socket.onopen = () => socket.send(text);
+    socket.onmessage = (event) => {
+      resolve(String(event.data));
+      socket.close();
+    };
+    socket.onerror = () => reject(new Error("The WebSocket failed"));
+    socket.onclose = (event) => reject(new Error(`The WebSocket closed with ${event.code}`));
+  });
+}
+
 Deno.test({
-  name: "bundles of a decode app answer 201 and 400 (deno bundle; esbuild for Node)",
+  name:
+    "bundles of a decode app answer 201 and 400 and echo over a WebSocket (deno bundle; esbuild for Node, with h2c)",
   async fn(t) {
     const dir = await Deno.makeTempDir();
     try {
       await t.step("deno bundle of the app importing mod.ts", async () => {
         await denoBundle(app(`${ROOT}/mod.ts`), `${dir}/deno.js`, { minify: true });
-        await checkServer("the deno bundle", Deno.execPath(), ["run", "-A", `${dir}/deno.js`], dir);
+        await checkServer(
+          "the deno bundle",
+          Deno.execPath(),
+          ["run", "-A", `${dir}/deno.js`],
+          dir,
+          {
+            h2c: false,
+          },
+        );
       });
       const project = await installPackedWeft(dir);
       await t.step("esbuild for Node of the app importing the npm tarball", async () => {
@@ -114,7 +166,7 @@ Deno.test({
           splitting: false,
           minify: false,
         });
-        await checkServer("the esbuild bundle", "node", [entry], outdir);
+        await checkServer("the esbuild bundle", "node", [entry], outdir, { h2c: true });
       });
       await t.step("esbuild --splitting --minify for Node (what size_check measures)", async () => {
         const outdir = `${dir}/split`;
@@ -123,7 +175,7 @@ Deno.test({
           splitting: true,
           minify: true,
         });
-        await checkServer("the split esbuild bundle", "node", [entry], outdir);
+        await checkServer("the split esbuild bundle", "node", [entry], outdir, { h2c: true });
       });
     } finally {
       await esbuild.stop();

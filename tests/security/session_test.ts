@@ -198,3 +198,28 @@ Deno.test("getSession() without session() is a clear TypeError", async () => {
     reportTo = undefined;
   }
 });
+
+Deno.test("session() cookies reach a response built once an earlier middleware set headers", async () => {
+  // secureHeaders() and csrf() fill ctx.res before the handler runs; ctx.redirect() then builds
+  // a response the app does not take ctx.res into again, after session() wrote the cookie.
+  const { csrf, secureHeaders } = await import("../../mod.ts");
+  const login = router([
+    get("/in", [secureHeaders(), session({ secret: SECRET }), csrf()], (ctx) => {
+      getSession<{ user: string }>(ctx).set({ user: "ada" });
+      return ctx.redirect("/home", 303);
+    }),
+    get("/out", [secureHeaders(), session({ secret: SECRET })], (ctx) => {
+      getSession(ctx).clear();
+      return ctx.redirect("/", 303);
+    }),
+  ]);
+  const signedIn = await login.fetch(new Request("http://localhost/in"));
+  const cookies = signedIn.headers.getSetCookie();
+  assert.equal(cookies.filter((line) => line.startsWith("session=")).length, 1);
+  assert.equal(cookies.filter((line) => line.startsWith("csrf_token=")).length, 1);
+  const sent = cookies.find((line) => line.startsWith("session="))!.split(";")[0];
+  const signedOut = await login.fetch(
+    new Request("http://localhost/out", { headers: { cookie: sent } }),
+  );
+  assert.match(signedOut.headers.getSetCookie().join("\n"), /^session=; .*Max-Age=0/m);
+});

@@ -8,7 +8,8 @@
 //   second SIGTERM  exit 2 at once, whatever is still running
 //
 // It prints "ready <port>" once the signal handlers are in place, "inflight <n>" as latched
-// handlers start, "drained <ms>" and "exiting <code>".
+// handlers start, "sse ended <kind>" as sse() streams end (nothing in the app ends them: the
+// server's shutdown does), "drained <ms>" and "exiting <code>".
 
 /** How long shutdown() may take before the process exits anyway. */
 export const GRACE_MS = 5_000;
@@ -20,7 +21,7 @@ export const GRACE_MS = 5_000;
  * @param {(line: string) => void} print Writes a line to stdout.
  */
 export function shutdownApp(weft, print) {
-  const { get, router, websocket } = weft;
+  const { get, router, sse, websocket } = weft;
   let release;
   const latch = new Promise((resolve) => release = resolve);
   let inflight = 0;
@@ -54,6 +55,12 @@ export function shutdownApp(weft, print) {
         { headers: { "content-type": "text/event-stream" } },
       );
     }),
+    get("/sse", (ctx) =>
+      sse(ctx, async (stream) => {
+        stream.send({ id: "1", data: "open" });
+        await stream.closed;
+        print(`sse ended ${stream.signal.reason.kind}`);
+      })),
     get(
       "/ws",
       websocket({ onMessage: (socket, frame) => frame.type === "text" && socket.send(frame.text) }),

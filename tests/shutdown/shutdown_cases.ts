@@ -73,7 +73,7 @@ function closeCode(data: Buffer): number | null {
 
 /** The cases, by name. */
 export const shutdownCases: Record<string, (start: Start) => Promise<void>> = {
-  async "SIGTERM under load: 100 latched requests finish with 200, idle keep-alive connections close, WebSockets get 1001, event streams end, the process exits within the grace period"(
+  async "SIGTERM under load: 100 latched requests finish with 200, idle keep-alive connections close, WebSockets get 1001, event streams and sse() streams end, the process exits within the grace period"(
     start,
   ) {
     const server = await start();
@@ -116,6 +116,14 @@ export const shutdownCases: Record<string, (start: Start) => Promise<void>> = {
         "two events on every stream",
         10_000,
         () => streams.every((c) => c.data.includes("data: 1")),
+      );
+      // 5. sse() streams that the app never ends itself: the server's shutdown must
+      const sseStreams = Array.from({ length: 5 }, () => connect(server.port, get("/sse")));
+      conns.push(...sseStreams);
+      await until(
+        "the first event on every sse() stream",
+        10_000,
+        () => sseStreams.every((c) => c.data.includes("data: open")),
       );
 
       const sent = Date.now();
@@ -161,6 +169,24 @@ export const shutdownCases: Record<string, (start: Start) => Promise<void>> = {
           `event stream ${i}`,
         );
       }
+      for (const [i, c] of sseStreams.entries()) {
+        const parse = parseResponses(
+          new Uint8Array(c.data),
+          [{ method: "GET", path: "/sse" }],
+          true,
+        );
+        assert.equal(parse.error, undefined, `sse() stream ${i}: ${parse.error}`);
+        assert.equal(
+          Buffer.from(parse.responses[0].body).toString(),
+          ":\nid: 1\ndata: open\n\n: server shutting down\n\n",
+          `sse() stream ${i}`,
+        );
+      }
+      assert.equal(
+        server.output().match(/sse ended server/g)?.length,
+        5,
+        `every sse() handler saw its stream end by the server\n${server.output()}`,
+      );
     } finally {
       for (const c of conns) c.socket.destroy();
       await server.stop(1_000);

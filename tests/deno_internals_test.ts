@@ -1,0 +1,33 @@
+// The Deno adapter's fast path that rests on an internal of Deno (tabled in
+// docs/architecture.md, "Deno internals"): the Host check reads the header through the inner
+// request's header(), without building the request's Headers. The fallback keeps behaviour
+// right (tests/conformance/app_cases.ts checks the Host answers), so only this test notices
+// when a Deno upgrade takes the fast path away.
+import assert from "node:assert/strict";
+import { get, router, serve } from "../mod.ts";
+import { innerHeaderLive } from "../lib/server/deno.ts";
+import { withDeadline } from "./_deadline.ts";
+
+Deno.test("Deno internals: the Host check reads the header through Deno's inner request", async () => {
+  const server = serve(router([get("/", (ctx) => ctx.text("ok"))]), {
+    hostname: "127.0.0.1",
+    port: 0,
+    onListen() {},
+  });
+  try {
+    const res = await withDeadline(
+      fetch(`http://127.0.0.1:${server.addr.port}/`),
+      10_000,
+      "a request to the server",
+    );
+    assert.equal(await res.text(), "ok");
+    assert.equal(
+      innerHeaderLive(),
+      true,
+      `Deno ${Deno.version.deno}: no own symbol "request" with a header() agreeing with ` +
+        "request.headers.get(): the Host check builds every request's Headers (lib/server/deno.ts)",
+    );
+  } finally {
+    await withDeadline(server.shutdown(), 10_000, "server.shutdown()");
+  }
+});
