@@ -52,15 +52,19 @@ export {
   type Group,
   group,
   head,
+  type JoinedPattern,
   options,
   patch,
   post,
+  type PrefixedRoutes,
   put,
   type Route,
   route,
   type RouteConstructor,
   router,
   type RouterOptions,
+  type RouteShape,
+  type RoutesOf,
 } from "./lib/router/router.ts";
 export type { ParamNames, PathParams, SegmentName } from "./lib/router/pattern.ts";
 export { logger, type LoggerOptions, type LogRecord } from "./lib/middleware/logger.ts";
@@ -99,7 +103,12 @@ export {
   staticFiles,
   type StaticFilesOptions,
 } from "./lib/middleware/static_files.ts";
-export { validate, type ValidatedParts, type ValidateSchemas } from "./lib/middleware/validate.ts";
+export {
+  validate,
+  type ValidatedParts,
+  type ValidateSchemas,
+  type Validator,
+} from "./lib/middleware/validate.ts";
 export {
   type CookieOptions,
   deleteCookie,

@@ -36,6 +36,7 @@ else {
   await import("./json_bench.ts");
   await import("./app_bench.ts");
   await import("./template_bench.ts");
+  await import("./describe_bench.ts");
 }
 
 const args = Deno.args;

@@ -146,7 +146,9 @@ const ROUTES = [
 ];
 
 /** Builds the demo on the given store and topics. */
-export function createDemo(options: DemoOptions): Demo {
+// The return type is inferred, not written as Demo, so that `api` and `app` keep their routes'
+// types for the typed client (`client<typeof app>()`, docs/client.md).
+export function createDemo(options: DemoOptions) {
   const { store, topics } = options;
   const stop = new AbortController();
 
@@ -196,7 +198,9 @@ export function createDemo(options: DemoOptions): Demo {
     post("/echo", async (ctx) => new Response(await ctx.body(), { status: 200 })),
     get(
       "/openapi.json",
-      (ctx) => ctx.json(document ??= openapi(api, { title: "Weft demo", version: "1.0.0" })),
+      // Written out, the return type keeps the router's own type from depending on itself.
+      (ctx): Response =>
+        ctx.json(document ??= openapi(api, { title: "Weft demo", version: "1.0.0" })),
     ),
     group("", pages, [
       get("/login", (ctx) => ctx.html(renderLogin({ csrf: csrfToken(ctx) ?? "" }))),
@@ -304,7 +308,7 @@ export function createDemo(options: DemoOptions): Demo {
         store.close();
       })();
     },
-  };
+  } satisfies Demo;
 }
 
 /** Reads an environment variable where the runtime lets the demo (no `--allow-env`: unset). */
@@ -320,7 +324,9 @@ function env(name: string): string | undefined {
  * The demo as its environment variables configure it (see the module documentation);
  * `read` looks them up (tests pass their own).
  */
-export async function demoFromEnv(read: (name: string) => string | undefined = env): Promise<Demo> {
+export async function demoFromEnv(
+  read: (name: string) => string | undefined = env,
+): Promise<ReturnType<typeof createDemo>> {
   const redisUrl = read("REDIS_URL");
   const mode = read("NOTES_TOPICS") ?? "memory";
   if (redisUrl === undefined && mode !== "memory" && mode !== "broadcast") {
@@ -349,12 +355,12 @@ export async function demoFromEnv(read: (name: string) => string | undefined = e
 }
 
 /** The demo configured by its environment. */
-export const demo: Demo = await demoFromEnv();
+export const demo = await demoFromEnv();
 
 /** The demo app's router (what `openapi()` documents). */
-export const api: App = demo.api;
+export const api = demo.api;
 
 /** The demo app. */
-export const app: App = demo.app;
+export const app = demo.app;
 
 export default app;

@@ -35,11 +35,16 @@ import { HOOKS } from "./_settled.ts";
  * assert.deepEqual(order, ["a in", "b in", "handler", "b out", "a out"]);
  * ```
  */
-// deno-lint-ignore no-explicit-any
-export function chain<const M extends readonly Middleware<any>[]>(
+export function chain<
+  // deno-lint-ignore no-explicit-any
+  const M extends readonly Middleware<any>[],
+  H extends Handler<Params, VariablesOf<M>> = Handler<Params, VariablesOf<M>>,
+>(
   middleware: M,
-  handler: Handler<Params, VariablesOf<M>>,
-): App {
+  handler: H,
+): App & Pick<H, "~routes" & keyof H>;
+// deno-lint-ignore no-explicit-any
+export function chain(middleware: readonly Middleware<any>[], handler: Handler<any, any>): App {
   const run = compose(middleware, handler);
   // Never decorate the caller's own function with fetch().
   return createApp(
@@ -47,6 +52,12 @@ export function chain<const M extends readonly Middleware<any>[]>(
     (handler as Partial<InternalApp>)[HOOKS],
   );
 }
+
+/**
+ * Marks a middleware that only calls `next()` (a `describe()` that validates nothing): compose()
+ * leaves it out, so it costs no layer per request.
+ */
+export const PASS: unique symbol = /* @__PURE__ */ Symbol();
 
 /** Folds middleware around a handler, once (chain(), per-route middleware, groups). */
 // deno-lint-ignore no-explicit-any
@@ -57,6 +68,7 @@ export function compose(middleware: readonly Middleware<any>[], handler: Handler
     if (typeof current !== "function") {
       throw new TypeError(`Cannot compose the chain: middleware ${i} is not a function`);
     }
+    if (PASS in current) continue;
     const inner = run;
     run = function layer(ctx) {
       let called = false;

@@ -3,6 +3,7 @@
 // worker that answers).
 import assert from "node:assert/strict";
 import app from "../examples/app.ts";
+import { client } from "../lib/client/mod.ts";
 import { spawnChild } from "./_child.ts";
 import { withDeadline } from "./_deadline.ts";
 
@@ -50,6 +51,21 @@ Deno.test("the demo app's API: groups, per-route auth with a typed user, a typed
   assert.equal(note.author, "demo");
   const mine = await fetch("/api/notes?author=demo");
   assert.ok((await mine.json()).some((n: { id: number }) => n.id === note.id));
+});
+
+Deno.test("the demo app through its typed client: typed answers, problems for refusals", async () => {
+  const api = client<typeof app>("http://localhost", { fetch: app.fetch });
+  const note = await api.get("/api/notes/:id", { params: { id: 1 } });
+  assert.ok(!note.problem && note.status === 200);
+  assert.equal(note.data.author, "weft"); // typed from describe({ responses: { 200: Note } })
+  const notes = await api.get("/api/notes", { query: { author: "weft" } });
+  assert.ok(!notes.problem && notes.status === 200);
+  assert.deepEqual(notes.data.map((n) => n.id), [1]);
+  const bad = await api.get("/api/notes/:id", { params: { id: 1.5 } });
+  assert.equal(bad.problem?.status, 400);
+  assert.equal(bad.problem?.errors?.[0].path, "$.id");
+  const me = await api.get("/api/me", { init: { headers: TOKEN } });
+  assert.deepEqual(me.data, { name: "demo" });
 });
 
 Deno.test("the demo app's hooks: a not-found page, and a 405 with Allow", async () => {

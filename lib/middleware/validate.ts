@@ -4,11 +4,10 @@
  *
  * @module
  */
-import { type FieldError, type PartReader, partReader } from "../_coerce.ts";
-import { HttpError } from "../http/http_error.ts";
 import type { ObjectSchema, Shape } from "../json/schema.ts";
 import type { Infer } from "../json/standard_schema.ts";
 import type { Middleware } from "../types.ts";
+import { partsCheck } from "./_parts.ts";
 import { VALIDATES } from "./_validated.ts";
 
 /**
@@ -34,6 +33,15 @@ export interface ValidateSchemas {
 /** The variables {@linkcode validate} sets: each checked part, typed by its schema. */
 export type ValidatedParts<S extends ValidateSchemas> = {
   -readonly [K in keyof S & keyof ValidateSchemas]-?: Infer<NonNullable<S[K]>>;
+};
+
+/**
+ * What {@linkcode validate} returns: a middleware that sets the checked parts, and (type only)
+ * the schemas it checks, which typed clients (`weft/client`) read.
+ */
+export type Validator<S extends ValidateSchemas> = Middleware<ValidatedParts<S>> & {
+  /** Type only: the schemas (never set). */
+  readonly "~validates"?: S;
 };
 
 /**
@@ -74,43 +82,11 @@ export type ValidatedParts<S extends ValidateSchemas> = {
  * assert.deepEqual((await bad.json()).errors.map((e: { path: string }) => e.path), ["$.id", "$.limit"]);
  * ```
  */
-export function validate<const S extends ValidateSchemas>(
-  schemas: S,
-): Middleware<ValidatedParts<S>> {
-  const params = schemas.params && partReader("params", schemas.params);
-  const query = schemas.query && partReader("query", schemas.query);
-  const headers = schemas.headers && partReader("headers", schemas.headers, true);
+export function validate<const S extends ValidateSchemas>(schemas: S): Validator<S> {
+  const check = partsCheck(schemas);
   const middleware: Middleware<ValidatedParts<S>> = function validate(ctx, next) {
-    // Every part is read before any fails, so that one 400 lists every failing field.
-    const results: [string, ReturnType<PartReader>][] = [];
-    if (params !== undefined) {
-      const record = ctx.params as Record<string, string | undefined>;
-      results.push(["params", params((key) => record[key] === undefined ? [] : [record[key]])]);
-    }
-    if (query !== undefined) {
-      const url = ctx.req.url;
-      const start = url.indexOf("?");
-      const search = new URLSearchParams(start === -1 ? "" : url.slice(start + 1));
-      results.push(["query", query((key) => search.getAll(key), search.keys())]);
-    }
-    if (headers !== undefined) {
-      const request = ctx.req.headers;
-      results.push([
-        "headers",
-        headers((key) => {
-          const value = request.get(key);
-          return value === null ? [] : [value];
-        }),
-      ]);
-    }
-    const errors: FieldError[] = [];
-    for (const [, result] of results) if ("errors" in result) errors.push(...result.errors);
-    if (errors.length > 0) {
-      throw new HttpError(400, "The request is not valid", { problem: { errors } });
-    }
-    const vars = ctx.var as Record<string, unknown>;
-    for (const [part, result] of results) vars[part] = (result as { value: unknown }).value;
+    check?.(ctx);
     return next();
   };
-  return Object.defineProperty(middleware, VALIDATES, { value: schemas });
+  return Object.defineProperty(middleware, VALIDATES, { value: schemas }) as Validator<S>;
 }

@@ -1,10 +1,15 @@
 /**
- * `describe({ summary, tags, body, responses, security })`: a route's documentation, declared
- * in its middleware list next to the route.
+ * `describe({ summary, tags, params, query, headers, body, responses, security })`: a route's
+ * documentation and its checked inputs, declared once in its middleware list next to the route.
  *
  * @module
  */
-import type { Schema } from "../json/schema.ts";
+import { PASS } from "../chain.ts";
+import { jsonErrorResponse } from "../json/json_error.ts";
+import type { ObjectSchema, Schema, Shape } from "../json/schema.ts";
+import type { Infer } from "../json/standard_schema.ts";
+import { partsCheck } from "../middleware/_parts.ts";
+import type { ValidatedParts } from "../middleware/validate.ts";
 import type { Middleware } from "../types.ts";
 
 /** One documented response: a description, and the schema of its JSON body if it has one. */
@@ -27,7 +32,13 @@ export interface Description {
   tags?: readonly string[];
   /** The operation is deprecated. */
   deprecated?: boolean;
-  /** The schema of the JSON request body (`application/json`), required. */
+  /** The route's path params, checked as `validate({ params })` checks them. */
+  params?: ObjectSchema<Shape>;
+  /** The query string, checked as `validate({ query })` checks it. */
+  query?: ObjectSchema<Shape>;
+  /** Request headers, checked as `validate({ headers })` checks them. */
+  headers?: ObjectSchema<Shape>;
+  /** The schema of the JSON request body (`application/json`), required and decoded. */
   body?: Schema;
   /** Responses by status: the schema of a JSON body, or a description with an optional schema. */
   responses?: { readonly [status: number]: Schema | ResponseDescription };
@@ -35,38 +46,97 @@ export interface Description {
   security?: "bearer";
 }
 
+/**
+ * The variables a {@linkcode describe} sets for the handler after it: the checked `params`,
+ * `query` and `headers` (as `validate()` sets them) and the decoded `body`, each typed by its
+ * schema.
+ */
+export type DescribedParts<D extends Description> =
+  & ValidatedParts<D>
+  & (D extends { readonly body: infer B extends Schema } ? { body: Infer<B> }
+    : Record<never, never>);
+
+/**
+ * What {@linkcode describe} returns: a middleware that checks what the description declares,
+ * and (type only) the description, which typed clients (`weft/client`) read.
+ */
+export type Described<D extends Description> = Middleware<DescribedParts<D>> & {
+  /** Type only: the description (never set). */
+  readonly "~describes"?: D;
+};
+
 /** The key of the {@linkcode Description} on a `describe()` middleware (non-enumerable). */
 export const DESCRIBES: unique symbol = /* @__PURE__ */ Symbol("weft.describes");
 
 /**
- * Declares a route's documentation where the route is written, as a middleware in its list:
- * `get("/notes/:id", [describe({ … }), validate({ … })], handler)`. The middleware itself
- * only calls `next()`: it costs one layer per request and checks nothing; the params, query and
- * headers schemas come from the route's `validate()`, and `openapi()` reads both. In a
- * `group()`'s middleware it applies to every route of the group (a route's own `describe()`
- * wins field by field).
+ * Declares a route where the route is written, as a middleware in its list:
+ * `get("/notes/:id", [describe({ … })], handler)`. One declaration drives both the document
+ * and the checks, so they cannot drift:
  *
- * @param description Summary, tags, `deprecated`, body and response schemas, security.
- * @returns A middleware that carries the description.
+ * - `params`, `query` and `headers` are checked as `validate()` checks them (text coerced to the
+ *   field's type; one 400 problem listing every failing field) and set as `ctx.var.params`,
+ *   `ctx.var.query` and `ctx.var.headers`;
+ * - `body` is read and decoded as `ctx.decode()` does (415 for a Content-Type that is not JSON,
+ *   413 over the body limit, a 400 problem from `jsonErrorResponse()` for a body that does not
+ *   match) and set as `ctx.var.body`;
+ * - the rest (summary, tags, responses, security…) is documentation only.
+ *
+ * A `describe()` that declares none of the four checked parts is left out of the chain when
+ * the route is built: it costs nothing per request. In a `group()`'s middleware it applies to
+ * every route of the group (a route's own `describe()` wins field by field in the document).
+ *
+ * @param description Summary, tags, `deprecated`, the checked parts, response schemas, security.
+ * @returns A middleware that checks the declared parts and carries the description.
  *
  * @example
  * ```ts
- * import { get, router, schema } from "../../mod.ts";
+ * import { post, router, schema } from "../../mod.ts";
  * import { describe, openapi } from "./mod.ts";
  * import assert from "node:assert/strict";
  *
  * const Note = schema.object({ id: schema.integer(), text: schema.string() });
  * const routes = [
- *   get("/notes/:id", [describe({ summary: "One note", responses: { 200: Note } })], (ctx) =>
- *     ctx.json({ id: Number(ctx.params.id), text: "hi" })),
+ *   post("/boards/:board/notes", [describe({
+ *     summary: "Add a note",
+ *     params: schema.object({ board: schema.integer() }),
+ *     body: schema.object({ text: schema.string() }),
+ *     responses: { 201: Note },
+ *   })], (ctx) => ctx.json({ id: ctx.var.params.board, text: ctx.var.body.text }, { status: 201 })),
  * ];
  * const doc = openapi(routes, { title: "Notes", version: "1.0.0" });
- * assert.equal(doc.paths["/notes/{id}"].get?.summary, "One note");
+ * assert.equal(doc.paths["/boards/{board}/notes"].post?.summary, "Add a note");
+ *
+ * const app = router(routes);
+ * const headers = { "content-type": "application/json" };
+ * const send = (path: string, body: string) =>
+ *   app.fetch(new Request(`http://localhost${path}`, { method: "POST", headers, body }));
+ * assert.equal((await send("/boards/3/notes", '{"text":"hi"}')).status, 201);
+ * assert.equal((await send("/boards/x/notes", '{"text":"hi"}')).status, 400);
+ * assert.equal((await send("/boards/3/notes", '{"text":7}')).status, 400);
  * ```
  */
-export function describe(description: Description): Middleware {
-  const middleware: Middleware = function describe(_ctx, next) {
-    return next();
-  };
-  return Object.defineProperty(middleware, DESCRIBES, { value: description });
+export function describe<const D extends Description>(description: D): Described<D> {
+  const check = partsCheck(description);
+  const body = description.body;
+  let middleware: Middleware;
+  if (body !== undefined) {
+    middleware = async function describe(ctx, next) {
+      check?.(ctx);
+      const result = await ctx.decode(body);
+      if (!result.ok) return jsonErrorResponse(result.error);
+      (ctx.var as unknown as Record<string, unknown>).body = result.value;
+      return next();
+    };
+  } else if (check !== undefined) {
+    middleware = function describe(ctx, next) {
+      check(ctx);
+      return next();
+    };
+  } else {
+    middleware = function describe(_ctx, next) {
+      return next();
+    };
+    Object.defineProperty(middleware, PASS, { value: true });
+  }
+  return Object.defineProperty(middleware, DESCRIBES, { value: description }) as Described<D>;
 }

@@ -13,7 +13,7 @@
  * const app = router([
  *   get("/health", [describe({ summary: "Liveness", responses: { 200: Health } })], (ctx) =>
  *     ctx.json({ ok: true })),
- *   get("/openapi.json", (ctx) => ctx.json(openapi(app, { title: "Demo", version: "1.0.0" }))),
+ *   get("/openapi.json", (ctx): Response => ctx.json(openapi(app, { title: "Demo", version: "1.0.0" }))),
  * ]);
  * const res = await app.fetch(new Request("http://localhost/openapi.json"));
  * assert.equal((await res.json()).paths["/health"].get.summary, "Liveness");
@@ -21,7 +21,13 @@
  *
  * @module
  */
-export { describe, type Description, type ResponseDescription } from "./describe.ts";
+export {
+  describe,
+  type Described,
+  type DescribedParts,
+  type Description,
+  type ResponseDescription,
+} from "./describe.ts";
 export {
   openapi,
   type OpenApiDocument,

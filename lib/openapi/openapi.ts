@@ -212,7 +212,11 @@ function collect(
       const validates = (layer as { [VALIDATES]?: ValidateSchemas })[VALIDATES];
       if (validates !== undefined) Object.assign(declared.validates, validates);
       const description = (layer as { [DESCRIBES]?: Description })[DESCRIBES];
-      if (description !== undefined) Object.assign(declared.description, description);
+      if (description === undefined) continue;
+      Object.assign(declared.description, description);
+      for (const part of ["params", "query", "headers"] as const) {
+        if (description[part] !== undefined) declared.validates[part] = description[part];
+      }
     }
     out.push([{ method: item.method, pattern, handler: item.handler }, declared]);
   }

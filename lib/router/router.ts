@@ -16,14 +16,33 @@ import { RadixTree } from "./radix.ts";
 import { restoreParam } from "./_path.ts";
 import { SOURCE } from "./_table.ts";
 
+/**
+ * Type only: how a route was declared — its method, its full pattern and its middleware list
+ * (the tuple of their types, a group's first). Typed clients (`weft/client`) read a route's
+ * inputs and responses from it; nothing reads it at run time.
+ */
+export interface RouteShape {
+  /** The HTTP method, upper case. */
+  readonly method: string;
+  /** The full pattern (with the prefixes of the groups around the route). */
+  readonly pattern: string;
+  /** The types of the route's middleware, outermost first. */
+  readonly middleware: readonly unknown[];
+}
+
 /** A route definition made by {@linkcode route} or a method constructor. */
-export interface Route<V extends object = Record<never, never>> {
+export interface Route<
+  V extends object = Record<never, never>,
+  T extends RouteShape = RouteShape,
+> {
   /** The HTTP method, upper case. */
   readonly method: string;
   /** The route pattern. */
   readonly pattern: string;
   /** The handler, with the route's own middleware folded around it. */
   readonly handler: Handler<Params, V>;
+  /** Type only: the route as declared (never set). */
+  readonly "~route"?: T;
 }
 
 /**
@@ -39,7 +58,10 @@ export interface Route<V extends object = Record<never, never>> {
  * assert.equal(admin.prefix, "/admin");
  * ```
  */
-export interface Group<V extends object = Record<never, never>> {
+export interface Group<
+  V extends object = Record<never, never>,
+  T extends RouteShape = RouteShape,
+> {
   /** The prefix of every pattern in the group (`""` for none). */
   readonly prefix: string;
   /** The group's middleware, outermost first. */
@@ -50,7 +72,54 @@ export interface Group<V extends object = Record<never, never>> {
   readonly routes: readonly (Route<any> | Group<any>)[];
   /** Type only: the variables the group's routes need from outside it. */
   readonly "~needs"?: (ctx: Context<Params, V>) => void;
+  /** Type only: the routes inside, as declared, with their full patterns (never set). */
+  readonly "~routes"?: T;
 }
+
+/**
+ * Type only: the shapes of the routes in a list of routes and groups, as one union.
+ *
+ * @example
+ * ```ts
+ * import { get, post, type RoutesOf } from "./router.ts";
+ *
+ * const routes = [get("/a", (ctx) => ctx.text("a")), post("/b", (ctx) => ctx.text("b"))];
+ * const methods: RoutesOf<typeof routes>["method"][] = ["GET", "POST"];
+ * ```
+ */
+export type RoutesOf<R extends readonly unknown[]> = R[number] extends infer I
+  ? I extends { readonly prefix: string; readonly "~routes"?: infer T } ? Extract<T, RouteShape>
+  : I extends { readonly "~route"?: infer T } ? Extract<T, RouteShape>
+  : never
+  : never;
+
+/**
+ * Type only: a route pattern inside a group's prefix, as `router()` flattens it (a route `"/"`
+ * is the prefix itself).
+ *
+ * @example
+ * ```ts
+ * import type { JoinedPattern } from "./router.ts";
+ *
+ * const pattern: JoinedPattern<"/api", "/notes/:id"> = "/api/notes/:id";
+ * const root: JoinedPattern<"/api", "/"> = "/api";
+ * ```
+ */
+export type JoinedPattern<Prefix extends string, P extends string> = Prefix extends "" ? P
+  : P extends "/" ? Prefix
+  : `${Prefix}${P}`;
+
+/**
+ * Type only: route shapes inside a group: the prefix joined to each pattern, the group's
+ * middleware before each route's own.
+ */
+export type PrefixedRoutes<Prefix extends string, M extends readonly unknown[], T> = T extends
+  RouteShape ? {
+    readonly method: T["method"];
+    readonly pattern: JoinedPattern<Prefix, T["pattern"]>;
+    readonly middleware: readonly [...M, ...T["middleware"]];
+  }
+  : never;
 
 /** Options of {@linkcode router}: routing policies and the app's hooks. */
 export interface RouterOptions extends AppHooks {
@@ -89,7 +158,7 @@ export interface RouterOptions extends AppHooks {
  * assert.equal(route.method, "POST");
  * ```
  */
-export interface RouteConstructor {
+export interface RouteConstructor<Method extends string = string> {
   /**
    * @param pattern A pattern such as `"/users/:id"` or `"/files/*path"`.
    * @param handler The handler.
@@ -97,7 +166,7 @@ export interface RouteConstructor {
   <P extends string, V extends object = Record<never, never>>(
     pattern: P,
     handler: Handler<PathParams<P>, V>,
-  ): Route<V>;
+  ): Route<V, { readonly method: Method; readonly pattern: P; readonly middleware: readonly [] }>;
   /**
    * @param pattern A pattern such as `"/users/:id"` or `"/files/*path"`.
    * @param middleware Middleware for this route only, outermost first.
@@ -112,7 +181,7 @@ export interface RouteConstructor {
     pattern: P,
     middleware: M,
     handler: Handler<PathParams<P>, V & VariablesOf<M>>,
-  ): Route<V>;
+  ): Route<V, { readonly method: Method; readonly pattern: P; readonly middleware: M }>;
 }
 
 /**
@@ -134,11 +203,18 @@ export interface RouteConstructor {
  * assert.equal(await res.text(), "a/b");
  * ```
  */
-export function route<P extends string, V extends object = Record<never, never>>(
-  method: string,
+export function route<
+  const Method extends string,
+  P extends string,
+  V extends object = Record<never, never>,
+>(
+  method: Method,
   pattern: P,
   handler: Handler<PathParams<P>, V>,
-): Route<V>;
+): Route<
+  V,
+  { readonly method: Uppercase<Method>; readonly pattern: P; readonly middleware: readonly [] }
+>;
 /**
  * Defines a route for any method, with middleware for this route only.
  *
@@ -149,16 +225,17 @@ export function route<P extends string, V extends object = Record<never, never>>
  * @returns The route definition.
  */
 export function route<
+  const Method extends string,
   P extends string,
   // deno-lint-ignore no-explicit-any
   const M extends readonly Middleware<any>[],
   V extends object = Record<never, never>,
 >(
-  method: string,
+  method: Method,
   pattern: P,
   middleware: M,
   handler: Handler<PathParams<P>, V & VariablesOf<M>>,
-): Route<V>;
+): Route<V, { readonly method: Uppercase<Method>; readonly pattern: P; readonly middleware: M }>;
 export function route(
   method: string,
   pattern: string,
@@ -178,10 +255,10 @@ export function route(
   } as Route;
 }
 
-function method(name: string): RouteConstructor {
+function method<Method extends string>(name: Method): RouteConstructor<Method> {
   // deno-lint-ignore no-explicit-any
-  return (pattern: string, middleware: any, handler?: any) =>
-    route(name, pattern, middleware, handler);
+  return ((pattern: string, middleware: any, handler?: any) =>
+    route(name, pattern, middleware, handler)) as RouteConstructor<Method>;
 }
 
 /**
@@ -204,19 +281,19 @@ function method(name: string): RouteConstructor {
  * assert.deepEqual(await res.json(), { id: "7", locale: "en" });
  * ```
  */
-export const get: RouteConstructor = /* @__PURE__ */ method("GET");
+export const get: RouteConstructor<"GET"> = /* @__PURE__ */ method("GET");
 /** Defines a POST route; see {@linkcode get} for the forms. */
-export const post: RouteConstructor = /* @__PURE__ */ method("POST");
+export const post: RouteConstructor<"POST"> = /* @__PURE__ */ method("POST");
 /** Defines a PUT route; see {@linkcode get} for the forms. */
-export const put: RouteConstructor = /* @__PURE__ */ method("PUT");
+export const put: RouteConstructor<"PUT"> = /* @__PURE__ */ method("PUT");
 /** Defines a PATCH route; see {@linkcode get} for the forms. */
-export const patch: RouteConstructor = /* @__PURE__ */ method("PATCH");
+export const patch: RouteConstructor<"PATCH"> = /* @__PURE__ */ method("PATCH");
 /** Defines a DELETE route (`delete` is a reserved word); see {@linkcode get} for the forms. */
-export const del: RouteConstructor = /* @__PURE__ */ method("DELETE");
+export const del: RouteConstructor<"DELETE"> = /* @__PURE__ */ method("DELETE");
 /** Defines a HEAD route (overrides the automatic HEAD of a GET route). */
-export const head: RouteConstructor = /* @__PURE__ */ method("HEAD");
+export const head: RouteConstructor<"HEAD"> = /* @__PURE__ */ method("HEAD");
 /** Defines an OPTIONS route (overrides the automatic 204 with `Allow`). */
-export const options: RouteConstructor = /* @__PURE__ */ method("OPTIONS");
+export const options: RouteConstructor<"OPTIONS"> = /* @__PURE__ */ method("OPTIONS");
 
 /**
  * Groups routes under a path prefix and middleware. Groups nest, and `router()` flattens them
@@ -259,11 +336,16 @@ export function group<
   // deno-lint-ignore no-explicit-any
   const M extends readonly Middleware<any>[],
   V extends object = Record<never, never>,
+  const Prefix extends string = string,
+  const R extends readonly (
+    | Route<NoInfer<V> & VariablesOf<M>, RouteShape>
+    | Group<NoInfer<V> & VariablesOf<M>, RouteShape>
+  )[] = readonly (Route<V & VariablesOf<M>> | Group<V & VariablesOf<M>>)[],
 >(
-  prefix: string,
+  prefix: Prefix,
   middleware: M,
-  routes: readonly (Route<NoInfer<V> & VariablesOf<M>> | Group<NoInfer<V> & VariablesOf<M>>)[],
-): Group<V> {
+  routes: R,
+): Group<V, PrefixedRoutes<Prefix, M, RoutesOf<R>>> {
   if (
     typeof prefix !== "string" || (prefix !== "" && (prefix[0] !== "/" || prefix.endsWith("/")))
   ) {
@@ -384,7 +466,15 @@ function otherForm(path: string): string {
  * assert.equal((await app.fetch(new Request("http://localhost/nope"))).status, 404);
  * ```
  */
-export function router(routes: readonly (Route | Group)[], options?: RouterOptions): App;
+export function router<
+  const R extends readonly (
+    | Route<Record<never, never>, RouteShape>
+    | Group<Record<never, never>, RouteShape>
+  )[],
+>(
+  routes: R,
+  options?: RouterOptions,
+): App & { readonly "~routes"?: RoutesOf<R> };
 export function router(routes: readonly (Route | Group)[], options: RouterOptions = {}): App {
   const tree = new RadixTree<Target>();
   const gets = new Map<string, Target>();

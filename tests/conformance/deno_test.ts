@@ -3,6 +3,8 @@ import * as weft from "../../mod.ts";
 import * as wsgi from "../../wsgi/mod.ts";
 import * as compress from "../../lib/middleware/compress.ts";
 import * as multipart from "../../lib/multipart/mod.ts";
+import * as openapi from "../../lib/openapi/mod.ts";
+import * as weftClient from "../../lib/client/mod.ts";
 import { runChild } from "../_child.ts";
 import { withDeadline } from "../_deadline.ts";
 import { cases, conformanceApp, CURL_FLAGS, type Env, parseCurl } from "./suite.ts";
@@ -47,6 +49,8 @@ Deno.test("conformance on Deno", async (t) => {
     wsgi,
     compress,
     multipart,
+    openapi,
+    client: weftClient,
     http: `http://127.0.0.1:${plain.addr.port}`,
     https: `https://localhost:${tls.addr.port}`,
     caFile,

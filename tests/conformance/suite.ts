@@ -9,6 +9,8 @@ import type * as Weft from "../../mod.ts";
 import type * as WeftWsgi from "../../wsgi/mod.ts";
 import type * as WeftCompress from "../../lib/middleware/compress.ts";
 import type * as WeftMultipart from "../../lib/multipart/mod.ts";
+import type * as WeftOpenapi from "../../lib/openapi/mod.ts";
+import type * as WeftClient from "../../lib/client/mod.ts";
 import { withDeadline } from "../_deadline.ts";
 
 /** The weft module under test: mod.ts on Deno, the npm package on Node. */
@@ -33,6 +35,10 @@ export interface Env {
   compress: typeof WeftCompress;
   /** The weft/multipart module under test. */
   multipart: typeof WeftMultipart;
+  /** The weft/openapi module under test. */
+  openapi: typeof WeftOpenapi;
+  /** The weft/client module under test. */
+  client: typeof WeftClient;
   /** Base URL of the plain server (HTTP/1.1 and h2c), no trailing slash. */
   http: string;
   /** Base URL of the TLS server (h2 and http/1.1 via ALPN), no trailing slash. */

@@ -9,6 +9,8 @@ import * as weft from "weft";
 import * as wsgi from "weft/wsgi";
 import * as compress from "weft/compress";
 import * as multipart from "weft/multipart";
+import * as openapi from "weft/openapi";
+import * as client from "weft/client";
 import {
   conformanceApp,
   CURL_FLAGS,
@@ -58,6 +60,8 @@ export function startEnv(): { env: NodeEnv; stop(): Promise<void> } {
     wsgi: wsgi as unknown as Env["wsgi"],
     compress: compress as unknown as Env["compress"],
     multipart: multipart as unknown as Env["multipart"],
+    openapi: openapi as unknown as Env["openapi"],
+    client: client as unknown as Env["client"],
     http: `http://127.0.0.1:${plain.addr.port}`,
     https: `https://localhost:${tls.addr.port}`,
     caFile,

@@ -41,6 +41,7 @@ test("attw --profile esm-only resolves every entry point with types", async () =
       '"weft/compress"',
       '"weft/jwt"',
       '"weft/redis"',
+      '"weft/client"',
     ]
   ) {
     assert.ok(output.includes(entry), `${entry} was not checked:\n${output}`);

@@ -1,0 +1,273 @@
+/**
+ * The types of `weft/client`: what a call takes and what it answers, read from an app's type.
+ * A route carries (type only) its method, full pattern and middleware list; the `describe()` and
+ * `validate()` in that list give the params, query, headers and body a call must send, and the
+ * responses it may get.
+ *
+ * @module
+ */
+import type { Infer, StandardSchemaV1 } from "../json/standard_schema.ts";
+import type { ParamNames } from "../router/pattern.ts";
+import type { RouteShape } from "../router/router.ts";
+
+/**
+ * The routes of an app, as one union of {@linkcode RouteShape}: what `router()` (and a `chain()`
+ * around it) carry in their type.
+ *
+ * @example
+ * ```ts
+ * import { get, router } from "../../mod.ts";
+ * import type { AppRoutes } from "./mod.ts";
+ *
+ * const app = router([get("/notes/:id", (ctx) => ctx.text(ctx.params.id))]);
+ * const pattern: AppRoutes<typeof app>["pattern"] = "/notes/:id";
+ * ```
+ */
+export type AppRoutes<A> = A extends { readonly "~routes"?: infer R } ? Extract<R, RouteShape>
+  : never;
+
+/** The route of an app for a method and a pattern. */
+export type RouteAt<A, M extends string, P extends string> = Extract<
+  AppRoutes<A>,
+  { readonly method: M; readonly pattern: P }
+>;
+
+/** The patterns of an app's routes for a method. */
+export type PathsOf<A, M extends string> = Extract<AppRoutes<A>, { readonly method: M }>["pattern"];
+
+/** What one middleware declares (type only): `validate()`'s schemas, `describe()`'s description. */
+export type DeclarationOf<H> =
+  & (H extends { readonly "~validates"?: infer S } ? unknown extends S ? unknown : NonNullable<S>
+    : unknown)
+  & (H extends { readonly "~describes"?: infer D } ? unknown extends D ? unknown : NonNullable<D>
+    : unknown);
+
+/** `A` with the fields of `B` in place of its own. */
+export type Override<A, B> = Omit<A, keyof B> & B;
+
+/**
+ * What a route's middleware list declares, field by field, the innermost winning (as
+ * `openapi()` reads it): `params`, `query`, `headers`, `body`, `responses`, `security`…
+ */
+export type Declared<L extends readonly unknown[], Acc = unknown> = L extends
+  readonly [infer H, ...infer Rest] ? Declared<Rest, Override<Acc, DeclarationOf<H>>>
+  : Acc;
+
+/** The value type of a declared part's schema (`undefined` when not declared). */
+export type Part<D, K extends string> = D extends
+  { readonly [key in K]: infer S extends StandardSchemaV1 } ? Infer<S>
+  : undefined;
+
+/** A value of a query field or a header: written as text (arrays: one key each, or a list). */
+export type TextValue = string | number | boolean;
+
+/** The `params` of a call: the pattern's names, typed by the declared params schema. */
+export type ParamsInput<P extends string, D> = [ParamNames<P>] extends [never]
+  ? { params?: undefined }
+  : {
+    /** The pattern's params, typed by the route's params schema where it declares one. */
+    params: ParamsOf<ParamNames<P>, Part<D, "params">>;
+  };
+
+/** Each param name with the type its schema gives it, or any text. */
+export type ParamsOf<N extends string, V> = {
+  [K in N]: V extends object ? K extends keyof V ? V[K] : TextValue : TextValue;
+};
+
+/** The `query` of a call: typed by the declared query schema, or any fields. */
+export type QueryInput<D> = Part<D, "query"> extends infer Q ? undefined extends Q ? {
+      /** Query fields (the route declares none: anything goes). */
+      query?: { readonly [key: string]: TextValue | readonly TextValue[] | undefined };
+    }
+  : object extends Q ? {
+      /** The query, typed by the route's query schema. */
+      query?: Q;
+    }
+  : {
+    /** The query, typed by the route's query schema. */
+    query: Q;
+  }
+  : never;
+
+/** The `headers` of a call: typed by the declared headers schema, or any. */
+export type HeadersInput<D> = Part<D, "headers"> extends infer H ? undefined extends H ? {
+      /** Headers to send (the route declares none). */
+      headers?: { readonly [name: string]: string };
+    }
+  : object extends H ? {
+      /** Headers, typed by the route's headers schema. */
+      headers?: H;
+    }
+  : {
+    /** Headers, typed by the route's headers schema. */
+    headers: H;
+  }
+  : never;
+
+/** The body of a call: `json` typed by the declared body schema, or any `json` or `body`. */
+export type BodyInput<D> = D extends { readonly body: infer B extends StandardSchemaV1 } ? {
+    /** The JSON body, typed by the route's body schema; sent as `application/json`. */
+    json: Infer<B>;
+    body?: undefined;
+  }
+  : {
+    /** A JSON body (the route declares none); sent as `application/json`. */
+    json?: unknown;
+    /** A body sent as it is (text, bytes, a form, a stream). */
+    body?: BodyInit | null;
+  };
+
+/** What a call to the route `T` takes. */
+export type ClientInput<T extends RouteShape> = Declared<T["middleware"]> extends infer D ?
+    & ParamsInput<T["pattern"], D>
+    & QueryInput<D>
+    & HeadersInput<D>
+    & BodyInput<D>
+    & {
+      /** Anything else of the request (`signal`, more headers, `credentials`…). */
+      init?: RequestInit;
+    }
+  : never;
+
+/** The arguments after the path: the input, optional when nothing in it is required. */
+export type ClientArgs<T extends RouteShape> = ClientInput<T> extends infer I
+  ? object extends I ? [input?: I] : [input: I]
+  : never;
+
+/**
+ * RFC 9457 problem details: what the app answers as `application/problem+json` (a 400 of
+ * `validate()` or `describe()` with its `errors`, 401, 404, 405, 413, 415, 500…), or what the
+ * client writes itself when no answer could be read (status 0 for a failed request).
+ */
+export interface ProblemDetails {
+  /** A URI naming the problem type (`"about:blank"` for the status's own meaning). */
+  type: string;
+  /** The status's reason phrase, or a short summary. */
+  title: string;
+  /** The HTTP status (0: the request failed before any answer). */
+  status: number;
+  /** What went wrong with this request. */
+  detail?: string;
+  /** A 400 of `validate()`/`describe()`: every failing field. */
+  errors?: { in: string; path: string; message: string }[];
+  /** Other members (a JSON decode failure's `kind`, `path`, `expected`…). */
+  [member: string]: unknown;
+}
+
+/** An answer the client could not read as a declared response: problem details. */
+export interface ProblemAnswer {
+  /** Always false. */
+  ok: false;
+  /** The HTTP status, or 0 when the request failed before any answer. */
+  status: number;
+  /** Never set on a problem. */
+  data?: undefined;
+  /** The problem. */
+  problem: ProblemDetails;
+  /** The response, when there was one (its body has been read). */
+  response?: Response;
+}
+
+/** The body type of a declared response: its schema's, or `undefined`. */
+export type Data<X> = X extends StandardSchemaV1 ? Infer<X>
+  : X extends { readonly schema: infer S extends StandardSchemaV1 } ? Infer<S>
+  : undefined;
+
+/** Whether a status is 2xx, as a literal type. */
+export type Success<S> = `${S & number}` extends `2${string}` ? true : false;
+
+/** One answer per declared status, `data` typed by its schema. */
+export type DeclaredAnswers<R> = {
+  [S in keyof R & number]: {
+    /** True for a 2xx status. */
+    ok: Success<S>;
+    /** The status. */
+    status: S;
+    /** The JSON body, typed by the status's schema (`undefined` when it declares none). */
+    data: Data<R[S]>;
+    /** Never set on a declared answer. */
+    problem?: undefined;
+    /** The response (its JSON body has been read). */
+    response: Response;
+  };
+}[keyof R & number];
+
+/** An answer of a route that declares no responses: any status, an untyped body. */
+export interface UndeclaredAnswer {
+  /** True for a 2xx status. */
+  ok: boolean;
+  /** The status. */
+  status: number;
+  /** The JSON body; `undefined` for a body that is not JSON (read it from `response`). */
+  data: unknown;
+  /** Never set on an answer. */
+  problem?: undefined;
+  /** The response. */
+  response: Response;
+}
+
+/**
+ * What a call to the route `T` resolves to: one member per status its `describe({ responses })`
+ * declares, with `data` typed by that status's schema, or {@linkcode ProblemAnswer}. Narrow with
+ * `problem` (or `ok`) and then `status`.
+ */
+export type ClientResponse<T extends RouteShape> = Declared<T["middleware"]> extends
+  { readonly responses: infer R extends object } ? DeclaredAnswers<R> | ProblemAnswer
+  : UndeclaredAnswer | ProblemAnswer;
+
+/**
+ * The typed client of an app `A`: one method per HTTP method, taking a pattern of the app's
+ * routes for that method and the route's input.
+ */
+export interface Client<A> {
+  /**
+   * Sends a GET.
+   *
+   * @param path A pattern of the app's GET routes, such as `"/notes/:id"`.
+   * @param input Params, query, headers (and `init`); required when the route needs any.
+   */
+  get<P extends PathsOf<A, "GET">>(
+    path: P,
+    ...input: ClientArgs<RouteAt<A, "GET", P>>
+  ): Promise<ClientResponse<RouteAt<A, "GET", P>>>;
+  /**
+   * Sends a POST.
+   *
+   * @param path A pattern of the app's POST routes.
+   * @param input Params, query, headers, the `json` body (and `init`).
+   */
+  post<P extends PathsOf<A, "POST">>(
+    path: P,
+    ...input: ClientArgs<RouteAt<A, "POST", P>>
+  ): Promise<ClientResponse<RouteAt<A, "POST", P>>>;
+  /**
+   * Sends a PUT.
+   *
+   * @param path A pattern of the app's PUT routes.
+   * @param input Params, query, headers, the `json` body (and `init`).
+   */
+  put<P extends PathsOf<A, "PUT">>(
+    path: P,
+    ...input: ClientArgs<RouteAt<A, "PUT", P>>
+  ): Promise<ClientResponse<RouteAt<A, "PUT", P>>>;
+  /**
+   * Sends a PATCH.
+   *
+   * @param path A pattern of the app's PATCH routes.
+   * @param input Params, query, headers, the `json` body (and `init`).
+   */
+  patch<P extends PathsOf<A, "PATCH">>(
+    path: P,
+    ...input: ClientArgs<RouteAt<A, "PATCH", P>>
+  ): Promise<ClientResponse<RouteAt<A, "PATCH", P>>>;
+  /**
+   * Sends a DELETE.
+   *
+   * @param path A pattern of the app's DELETE routes.
+   * @param input Params, query, headers (and `init`).
+   */
+  delete<P extends PathsOf<A, "DELETE">>(
+    path: P,
+    ...input: ClientArgs<RouteAt<A, "DELETE", P>>
+  ): Promise<ClientResponse<RouteAt<A, "DELETE", P>>>;
+}

@@ -1,0 +1,118 @@
+// weft/client at run time, through app.fetch and a recording fetch: how a call is written (the
+// pattern filled and percent-encoded, the query, headers, the JSON body) and how any answer is
+// read without a throw (JSON, problem+json, a broken JSON body, a body that is not JSON, a
+// request that fails).
+import assert from "node:assert/strict";
+import { get, post, router, schema } from "../../mod.ts";
+import { describe } from "../../lib/openapi/mod.ts";
+import { client } from "../../lib/client/mod.ts";
+
+const app = router([
+  get("/echo/:id/*rest", (ctx) =>
+    ctx.json({
+      params: ctx.params,
+      query: [...new URL(ctx.req.url).searchParams],
+      tenant: ctx.header("x-tenant"),
+      extra: ctx.header("x-extra"),
+      common: ctx.header("x-common"),
+      path: ctx.path,
+    })),
+  post(
+    "/notes",
+    [describe({ body: schema.object({ text: schema.string() }) })],
+    (ctx) =>
+      ctx.json({ text: ctx.var.body.text, type: ctx.header("content-type") }, { status: 201 }),
+  ),
+  get(
+    "/broken",
+    () => new Response("{not json", { headers: { "content-type": "application/json" } }),
+  ),
+  get("/text", (ctx) => ctx.text("plain")),
+  get("/thrown", () => {
+    throw new Error("boom");
+  }),
+], { onError: () => {} });
+
+Deno.test("client() fills the pattern, writes the query and headers, and sends JSON", async () => {
+  const requests: Request[] = [];
+  const api = client<typeof app>("http://localhost/base/", {
+    headers: { "x-common": "1" },
+    fetch: (request) => {
+      requests.push(request);
+      const url = new URL(request.url);
+      return app.fetch(new Request(request.url.replace("/base", ""), request)).then((res) => {
+        assert.equal(
+          url.pathname.startsWith("/base/echo/") || url.pathname === "/base/notes",
+          true,
+        );
+        return res;
+      });
+    },
+  });
+  const res = await api.get("/echo/:id/*rest", {
+    params: { id: "a/b?c", rest: "x y/z%" },
+    query: { tag: ["1", 2, true], none: undefined, q: "a&b=c" },
+    headers: { "x-tenant": "acme" },
+    init: { headers: { "x-extra": "e" } },
+  });
+  assert.equal(
+    requests[0].url,
+    "http://localhost/base/echo/a%2Fb%3Fc/x%20y/z%25?tag=1&tag=2&tag=true&q=a%26b%3Dc",
+  );
+  assert.deepEqual(res.data, {
+    params: { id: "a/b?c", rest: "x y/z%" },
+    query: [["tag", "1"], ["tag", "2"], ["tag", "true"], ["q", "a&b=c"]],
+    tenant: "acme",
+    extra: "e",
+    common: "1",
+    path: "/echo/a%2Fb%3Fc/x%20y/z%25",
+  });
+
+  const created = await api.post("/notes", { json: { text: "ü" } });
+  assert.equal(created.status, 201);
+  assert.deepEqual(created.data, { text: "ü", type: "application/json" });
+});
+
+Deno.test("client() answers every failure with problem details, never a throw", async () => {
+  const api = client<typeof app>("http://localhost", { fetch: app.fetch });
+  const broken = await api.get("/broken");
+  assert.equal(broken.ok, false);
+  assert.equal(broken.status, 200);
+  assert.equal(broken.problem?.title, "The response body is not valid JSON");
+  assert.match(broken.problem?.detail ?? "", /SyntaxError/);
+
+  const text = await api.get("/text");
+  assert.deepEqual([text.ok, text.status, text.data], [true, 200, undefined]);
+  assert.equal(await text.response?.text(), "plain"); // left unread for the caller
+
+  const thrown = await api.get("/thrown");
+  assert.deepEqual([thrown.ok, thrown.problem?.status, thrown.problem?.title], [
+    false,
+    500,
+    "Internal Server Error",
+  ]);
+
+  const refused = await api.post("/notes", { json: { text: 7 } as unknown as { text: string } });
+  assert.equal(refused.problem?.status, 400);
+  assert.equal(refused.problem?.kind, "type_mismatch");
+
+  const failing = client<typeof app>("http://localhost", {
+    fetch: () => Promise.reject(new TypeError("connection refused")),
+  });
+  const gone = await failing.get("/text");
+  assert.deepEqual([gone.ok, gone.status, gone.problem?.status], [false, 0, 0]);
+  assert.equal(gone.problem?.detail, "TypeError: connection refused");
+});
+
+Deno.test("client() refuses a call it cannot write: a missing param, a dot segment", async () => {
+  const api = client<typeof app>("http://localhost", { fetch: app.fetch });
+  const call = api.get as (path: string, input?: unknown) => Promise<unknown>;
+  await assert.rejects(() => call("/echo/:id/*rest", { params: { id: "1" } }), {
+    name: "TypeError",
+    message: `Cannot call "/echo/:id/*rest": the param "rest" is missing`,
+  });
+  await assert.rejects(() => api.get("/echo/:id/*rest", { params: { id: "..", rest: "x" } }), {
+    name: "TypeError",
+    message: /the param "id" is a dot segment/,
+  });
+});
