@@ -1,46 +1,8 @@
-// Type tests: type_cases.ts holds calls with wrong data, each under `// @ts-expect-error`.
-// Importing it makes `deno test` type-check it (an unneeded directive is itself an error);
-// the test below checks that every directive covers a real error.
+// Type tests: type_cases.ts holds uses with errors, each under `// @ts-expect-error`; the
+// mechanism is tests/_type_cases.ts's. Importing the cases makes `deno test` type-check them.
 import assert from "node:assert/strict";
-import { fileURLToPath } from "node:url";
 import { typeCases } from "./type_cases.ts";
-import { runChild } from "../_child.ts";
+import { typeCaseTests } from "../_type_cases.ts";
 
-const CASES = new URL("./type_cases.ts", import.meta.url);
-
-Deno.test("type_cases.ts type-checks with its @ts-expect-error directives", async () => {
-  assert.equal(typeof typeCases, "function");
-  const { code, stderr } = await runChild(Deno.execPath(), {
-    what: "deno check on type_cases.ts",
-    args: ["check", "--quiet", fileURLToPath(CASES)],
-    stdout: "null",
-    deadlineMs: 120_000,
-  });
-  assert.equal(code, 0, new TextDecoder().decode(stderr));
-});
-
-Deno.test("every @ts-expect-error in type_cases.ts marks a real type error", async () => {
-  const source = await Deno.readTextFile(CASES);
-  const directives = source.match(/^\s*\/\/ @ts-expect-error/gm)?.length ?? 0;
-  assert.ok(directives >= 14, `expected at least 14 cases, found ${directives}`);
-  // The same file without the directives, its imports made absolute, in a temp folder.
-  const stripped = source
-    .replace(/^\s*\/\/ @ts-expect-error.*\n/gm, "")
-    .replace(/from "(\.\.?\/[^"]+)"/g, (_, path) => `from "${new URL(path, CASES).href}"`);
-  const dir = await Deno.makeTempDir();
-  try {
-    await Deno.writeTextFile(`${dir}/type_cases.ts`, stripped);
-    const { code, stdout, stderr } = await runChild(Deno.execPath(), {
-      what: "deno check on type_cases.ts without its directives",
-      args: ["check", "--no-config", "--no-lock", `${dir}/type_cases.ts`],
-      env: { NO_COLOR: "1" },
-      deadlineMs: 120_000,
-    });
-    const output = new TextDecoder().decode(stdout) + new TextDecoder().decode(stderr);
-    assert.notEqual(code, 0, "the cases must fail to type-check without the directives");
-    const errors = output.match(/^TS\d+ \[ERROR\]/gm)?.length ?? 0;
-    assert.equal(errors, directives, output);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+Deno.test("type_cases.ts exports its cases", () => assert.equal(typeof typeCases, "function"));
+typeCaseTests(new URL("./type_cases.ts", import.meta.url), 14);
