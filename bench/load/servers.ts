@@ -8,7 +8,8 @@
 // the response (a timing or a CORS layer's shape). The cost of one layer is
 // (kind:10 - kind:2) / 8.
 import { Hono } from "hono";
-import { chain, get, group, type Middleware, router, serve } from "../../mod.ts";
+import { chain, get, group, type Middleware, router, schema, serve } from "../../mod.ts";
+import { describe } from "../../lib/openapi/mod.ts";
 import { isHost } from "../../lib/http/host.ts";
 
 const [kind, portArg] = Deno.args;
@@ -108,6 +109,26 @@ if (family === "weft-async" || family === "weft-await") {
   const noop1: Middleware = (_ctx, next) => next();
   const noop2: Middleware = (_ctx, next) => next();
   serve(chain([noop1, noop2], routes()), listen);
+} else if (kind === "weft-described") {
+  // "weft" with OpenAPI metadata on every route (describe() documenting, checking nothing):
+  // the OpenAPI issue's "metadata costs nothing per request" case.
+  const noop1: Middleware = (_ctx, next) => next();
+  const noop2: Middleware = (_ctx, next) => next();
+  const User = schema.object({ id: schema.string(), name: schema.string() });
+  serve(
+    chain(
+      [noop1, noop2],
+      router([
+        get("/", [describe({ summary: "Hello" })], () => new Response("Hello, World!")),
+        get(
+          "/user/:id",
+          [describe({ summary: "One user", tags: ["users"], responses: { 200: User } })],
+          (ctx) => ctx.json({ id: ctx.params.id, name: "Ada" }),
+        ),
+      ]),
+    ),
+    listen,
+  );
 } else if (kind === "weft-bare") {
   // Diagnostic: Weft's serve() and Context around raw's handler (no router, no middleware).
   serve((ctx) => hello(ctx.req), listen);
@@ -116,7 +137,7 @@ if (family === "weft-async" || family === "weft-await") {
   serve(routes(), listen);
 } else {
   console.error(
-    "usage: servers.ts <raw|raw-host|hono|weft|weft-bare|weft-router|{weft,hono}-{await,async}:N|weft-grouped[-await]|hono-grouped> <port> [--tls]",
+    "usage: servers.ts <raw|raw-host|hono|weft|weft-described|weft-bare|weft-router|{weft,hono}-{await,async}:N|weft-grouped[-await]|hono-grouped> <port> [--tls]",
   );
   Deno.exit(2);
 }
