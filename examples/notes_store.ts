@@ -76,9 +76,11 @@ const SCHEMA = `
 export function sqliteStore(sqlite: SqliteModule, path: string): NoteStore {
   const db = new sqlite.DatabaseSync(path);
   if (path !== ":memory:") {
-    // Several processes (deno serve --parallel, two ports) may share the file.
-    db.exec("PRAGMA journal_mode = WAL");
+    // Several processes (deno serve --parallel, two ports) may share the file: each write waits
+    // for another's lock (the busy timeout) instead of failing with "database is locked".
+    // openStore() has switched the file to WAL already; this is then a no-op.
     db.exec("PRAGMA busy_timeout = 5000");
+    db.exec("PRAGMA journal_mode = WAL");
   }
   db.exec(SCHEMA);
   const columns = "id, author, text, created_by AS createdBy";
@@ -87,7 +89,16 @@ export function sqliteStore(sqlite: SqliteModule, path: string): NoteStore {
   const all = db.prepare(`SELECT ${columns} FROM notes ORDER BY id LIMIT ?`);
   const byAuthor = db.prepare(`SELECT ${columns} FROM notes WHERE author = ? ORDER BY id LIMIT ?`);
   const count = db.prepare("SELECT count(*) AS n FROM notes");
-  if ((count.get() as { n: number }).n === 0) insert.run(SEED.author, SEED.text, SEED.createdBy);
+  // The seed goes in once however many processes start together: the check and the insert run
+  // under one write lock (BEGIN IMMEDIATE waits for it through the busy timeout).
+  db.exec("BEGIN IMMEDIATE");
+  try {
+    if ((count.get() as { n: number }).n === 0) insert.run(SEED.author, SEED.text, SEED.createdBy);
+    db.exec("COMMIT");
+  } catch (error) {
+    db.exec("ROLLBACK");
+    throw error;
+  }
   const row = (value: unknown) => value === undefined ? undefined : { ...value as StoredNote };
   return {
     kind: `sqlite:${path}`,
@@ -117,5 +128,27 @@ export async function openStore(
     console.error("notes: this runtime has no node:sqlite; the notes are kept in memory");
     return memoryStore();
   }
+  if (path !== ":memory:") await switchToWal(sqlite, path);
   return sqliteStore(sqlite, path);
+}
+
+// Switching a file to WAL needs it unlocked, and SQLite answers "database is locked" at once,
+// without the busy timeout, while another process holds a write lock on it (the workers of
+// `deno serve --parallel` start together). The mode is kept in the file, so one switch serves
+// every later connection: it is tried again every 50 ms, for up to 10 s.
+async function switchToWal(sqlite: SqliteModule, path: string): Promise<void> {
+  const db = new sqlite.DatabaseSync(path);
+  try {
+    for (let waited = 0;; waited += 50) {
+      try {
+        db.exec("PRAGMA journal_mode = WAL");
+        return;
+      } catch (error) {
+        if (waited >= 10_000 || !/locked|busy/i.test(String(error))) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+  } finally {
+    db.close();
+  }
 }

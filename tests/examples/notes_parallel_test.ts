@@ -72,8 +72,9 @@ Deno.test({
             workers.add(res.headers.get("x-worker") ?? "");
           }
         })(),
-        30_000,
+        60_000,
         "answers from both workers",
+        { onTimeout: () => console.error(server.output.stderr) },
       );
       const feed = await withDeadline(
         fetch(`http://127.0.0.1:${port}/api/feed`, { client }),

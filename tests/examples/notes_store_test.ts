@@ -3,6 +3,7 @@
 // parameters that stay data whatever they contain.
 import assert from "node:assert/strict";
 import { memoryStore, type NoteStore, openStore } from "../../examples/notes_store.ts";
+import { spawnChild } from "../_child.ts";
 
 const HOSTILE = `x'); DROP TABLE notes; --`;
 
@@ -46,6 +47,40 @@ Deno.test("the SQLite store's file is created on first start and read again", as
       second.close();
     }
   } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+// Workers of `deno serve --parallel` open the file at the same moment: one that finds the other
+// holding the write lock waits for it (the busy timeout) instead of failing to start with
+// "database is locked", and the seed goes in once.
+Deno.test("the SQLite store opens a file another process holds locked, and seeds it once", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/notes.db`;
+  const holder = spawnChild(Deno.execPath(), {
+    what: "a process holding the notes file's write lock",
+    args: [
+      "eval",
+      `import { DatabaseSync } from "node:sqlite";
+       const db = new DatabaseSync(${JSON.stringify(path)});
+       db.exec("BEGIN IMMEDIATE");
+       console.log("locked");
+       setTimeout(() => { db.exec("COMMIT"); db.close(); }, 400);`,
+    ],
+    stdout: "piped",
+    stderr: "piped",
+    deadlineMs: 30_000,
+  });
+  try {
+    await holder.waitForOutput("stdout", /locked/, { ms: 20_000, what: "the lock to be held" });
+    const store = await openStore(path);
+    try {
+      exercise(store);
+    } finally {
+      store.close();
+    }
+  } finally {
+    await holder.stop();
     await Deno.remove(dir, { recursive: true });
   }
 });
