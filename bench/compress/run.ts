@@ -14,16 +14,8 @@
 // is stopped by PID when its turn ends, on errors and on SIGINT/SIGTERM; every wrk run is
 // bounded by `timeout`, and the whole run by a deadline.
 import { gunzipSync } from "node:zlib";
-import {
-  cpuTicks,
-  loadAverage,
-  median,
-  stop,
-  stopAll,
-  TICKS_PER_SECOND,
-  track,
-  waitForPort,
-} from "../_proc.ts";
+import { cpuTicks, loadAverage, median, stop, stopAll, TICKS_PER_SECOND } from "../_proc.ts";
+import { nginx, startPinned, wrkPinned } from "../_pinned.ts";
 
 const args = Deno.args;
 const option = (name: string, fallback: number) => {
@@ -53,93 +45,38 @@ for (let id = 0; JSON.stringify(records).length < 65_536 - 120; id++) {
 const json = JSON.stringify(records);
 await Deno.writeTextFile(`${root}/data.json`, json);
 
-function nginxConfig(port: number): string {
-  return `worker_processes 1;
-master_process off;
-daemon off;
-pid ${dir}/nginx.pid;
-error_log ${dir}/nginx-error.log;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  keepalive_requests 1000000;
-  types { application/json json; }
-  gzip on;
-  gzip_comp_level ${LEVEL};
-  gzip_types application/json;
-  gzip_min_length 1024;
-  client_body_temp_path ${dir}/tmp;
-  proxy_temp_path ${dir}/tmp;
-  fastcgi_temp_path ${dir}/tmp;
-  uwsgi_temp_path ${dir}/tmp;
-  scgi_temp_path ${dir}/tmp;
-  server {
-    listen 127.0.0.1:${port};
-    root ${root};
-  }
-}
-`;
-}
-
 async function start(kind: Kind, port: number): Promise<Deno.ChildProcess> {
-  const command = kind === "nginx" ? ["nginx", "-c", `${dir}/nginx.conf`, "-p", dir] : [
-    Deno.execPath(),
-    "run",
-    "-A",
-    new URL("servers.ts", import.meta.url).pathname,
-    kind,
-    String(port),
-    `${root}/data.json`,
-    String(LEVEL),
-  ];
-  if (kind === "nginx") {
-    await Deno.mkdir(`${dir}/tmp`, { recursive: true });
-    await Deno.writeTextFile(`${dir}/nginx.conf`, nginxConfig(port));
-  }
-  const child = new Deno.Command("taskset", {
-    args: ["-c", "0", ...command],
-    stdout: "null",
-    stderr: "inherit",
-  }).spawn();
-  track(child);
-  try {
-    await waitForPort(port, child);
-  } catch (error) {
-    await stop(child);
-    throw error;
-  }
-  return child;
+  const command = kind === "nginx"
+    ? await nginx({
+      dir,
+      root,
+      port,
+      http: [
+        "types { application/json json; }",
+        "gzip on;",
+        `gzip_comp_level ${LEVEL};`,
+        "gzip_types application/json;",
+        "gzip_min_length 1024;",
+      ],
+      server: [],
+    })
+    : [
+      Deno.execPath(),
+      "run",
+      "-A",
+      new URL("servers.ts", import.meta.url).pathname,
+      kind,
+      String(port),
+      `${root}/data.json`,
+      String(LEVEL),
+    ];
+  return await startPinned(command, port);
 }
 
 async function wrk(url: string, seconds: number): Promise<number> {
-  if (Date.now() + seconds * 1000 > DEADLINE) throw new Error("the benchmark ran out of time");
-  const out = await new Deno.Command("timeout", {
-    args: [
-      String(seconds + 30),
-      "taskset",
-      "-c",
-      "1",
-      "wrk",
-      "-t",
-      "1",
-      "-c",
-      "64",
-      "-d",
-      `${seconds}s`,
-      "-H",
-      "Accept-Encoding: gzip",
-      url,
-    ],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder().decode(out.stdout);
-  const match = text.match(/Requests\/sec:\s+([\d.]+)/);
-  if (!match) {
-    throw new Error(`cannot read wrk's output:\n${text}\n${new TextDecoder().decode(out.stderr)}`);
-  }
-  if (/Non-2xx/.test(text)) throw new Error(`non-2xx answers:\n${text}`);
-  return Number(match[1]);
+  const { rps, bad, text } = await wrkPinned(url, seconds, ["Accept-Encoding: gzip"], DEADLINE);
+  if (bad > 0) throw new Error(`non-2xx answers:\n${text}`);
+  return rps;
 }
 
 // Checks that the server compresses (or, for `plain`, does not) and that the body is the JSON.

@@ -18,16 +18,8 @@
 // sendfile on, access_log off, from a config written to a temp dir. Every process started
 // here is stopped by PID when its turn ends, on errors and on SIGINT/SIGTERM; every wrk run is
 // bounded by `timeout`, and the whole run by a deadline.
-import {
-  cpuTicks,
-  loadAverage,
-  median,
-  stop,
-  stopAll,
-  TICKS_PER_SECOND,
-  track,
-  waitForPort,
-} from "../_proc.ts";
+import { cpuTicks, loadAverage, median, stop, stopAll, TICKS_PER_SECOND } from "../_proc.ts";
+import { nginx, startPinned, wrkPinned, type WrkResult } from "../_pinned.ts";
 const args = Deno.args;
 const option = (name: string, fallback: number) => {
   const i = args.indexOf(name);
@@ -69,107 +61,29 @@ for (const c of ALL_CASES) {
   await Deno.writeFile(`${root}/${file}`, bytes);
 }
 
-function nginxConfig(port: number): string {
-  return `worker_processes 1;
-master_process off;
-daemon off;
-pid ${dir}/nginx.pid;
-error_log ${dir}/nginx-error.log;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  sendfile on;
-  tcp_nopush on;
-  keepalive_requests 1000000;
-  default_type application/octet-stream;
-  client_body_temp_path ${dir}/tmp;
-  proxy_temp_path ${dir}/tmp;
-  fastcgi_temp_path ${dir}/tmp;
-  uwsgi_temp_path ${dir}/tmp;
-  scgi_temp_path ${dir}/tmp;
-  server {
-    listen 127.0.0.1:${port};
-    root ${root};
-    etag on;
-  }
-}
-`;
-}
-
 async function start(kind: Kind, port: number): Promise<Deno.ChildProcess> {
-  let child: Deno.ChildProcess;
-  if (kind === "nginx") {
-    await Deno.mkdir(`${dir}/tmp`, { recursive: true });
-    await Deno.writeTextFile(`${dir}/nginx.conf`, nginxConfig(port));
-    child = new Deno.Command("taskset", {
-      args: ["-c", "0", "nginx", "-c", `${dir}/nginx.conf`, "-p", dir],
-      stdout: "null",
-      stderr: "inherit",
-    }).spawn();
-  } else {
-    child = new Deno.Command("taskset", {
-      args: [
-        "-c",
-        "0",
-        Deno.execPath(),
-        "run",
-        "-A",
-        new URL("servers.ts", import.meta.url).pathname,
-        kind,
-        String(port),
-        root,
-      ],
-      stdout: "null",
-      stderr: "inherit",
-    }).spawn();
-  }
-  track(child);
-  try {
-    await waitForPort(port, child);
-  } catch (error) {
-    await stop(child);
-    throw error;
-  }
-  return child;
+  const command = kind === "nginx"
+    ? await nginx({
+      dir,
+      root,
+      port,
+      http: ["sendfile on;", "tcp_nopush on;", "default_type application/octet-stream;"],
+      server: ["etag on;"],
+    })
+    : [
+      Deno.execPath(),
+      "run",
+      "-A",
+      new URL("servers.ts", import.meta.url).pathname,
+      kind,
+      String(port),
+      root,
+    ];
+  return await startPinned(command, port);
 }
 
-interface Load {
-  rps: number;
-  bad: number;
-  errors: string;
-}
-
-async function wrk(url: string, seconds: number, headers: string[]): Promise<Load> {
-  if (Date.now() + seconds * 1000 > DEADLINE) throw new Error("the benchmark ran out of time");
-  const out = await new Deno.Command("timeout", {
-    args: [
-      String(seconds + 30),
-      "taskset",
-      "-c",
-      "1",
-      "wrk",
-      "-t",
-      "1",
-      "-c",
-      "64",
-      "-d",
-      `${seconds}s`,
-      ...headers.flatMap((h) => ["-H", h]),
-      url,
-    ],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder().decode(out.stdout);
-  const match = text.match(/Requests\/sec:\s+([\d.]+)/);
-  if (!match) {
-    throw new Error(`cannot read wrk's output:\n${text}\n${new TextDecoder().decode(out.stderr)}`);
-  }
-  return {
-    rps: Number(match[1]),
-    bad: Number(text.match(/Non-2xx or 3xx responses:\s+(\d+)/)?.[1] ?? 0),
-    errors: text.match(/Socket errors:.*/)?.[0] ?? "",
-  };
+function wrk(url: string, seconds: number, headers: string[]): Promise<WrkResult> {
+  return wrkPinned(url, seconds, headers, DEADLINE);
 }
 
 // The path and request headers of a case on a server; checks the server answers as expected.
