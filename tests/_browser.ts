@@ -2,6 +2,7 @@
 // binary WEFT_CHROMIUM names, never a downloaded browser. Where it is missing, browserTest()
 // reports its test as ignored and prints why once, unless WEFT_REQUIRE_BROWSER=1 (as CI sets):
 // then the test fails with the same reason.
+import { withDeadline } from "./_deadline.ts";
 
 /** The Chromium binary the browser tests drive. */
 export const CHROMIUM: string = Deno.env.get("WEFT_CHROMIUM") ?? "/usr/bin/chromium";
@@ -72,4 +73,16 @@ function notice(line: string): void {
   } catch {
     console.error(line.trimEnd());
   }
+}
+
+/**
+ * Closes a launched browser (or nothing, when the launch failed), bounded: playwright-core
+ * kills the browser process it launched when close() cannot end it cleanly.
+ */
+export function closeBrowser(browser: { close(): Promise<void> } | undefined): Promise<unknown> {
+  return withDeadline(
+    browser?.close().catch(() => {}) ?? Promise.resolve(),
+    30_000,
+    "Chromium to close",
+  );
 }

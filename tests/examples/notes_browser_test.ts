@@ -8,7 +8,7 @@ import { type Browser, chromium, type Page } from "playwright-core";
 import { createDemo } from "../../examples/app.ts";
 import { openStore } from "../../examples/notes_store.ts";
 import { createTopics, serve } from "../../mod.ts";
-import { browserTest, CHROMIUM_ARGS } from "../_browser.ts";
+import { browserTest, CHROMIUM_ARGS, closeBrowser } from "../_browser.ts";
 import { withDeadline } from "../_deadline.ts";
 
 browserTest({
@@ -102,11 +102,7 @@ browserTest({
         { onTimeout: () => browser?.close().catch(() => {}) },
       );
     } finally {
-      await withDeadline(
-        browser?.close().catch(() => {}) ?? Promise.resolve(),
-        30_000,
-        "Chromium to close",
-      );
+      await closeBrowser(browser);
       stop.abort();
       await withDeadline(server.finished, 10_000, "the server to shut down");
       await demo.close();

@@ -9,7 +9,7 @@ import { chain, get, put, router, serve, type Server } from "../../mod.ts";
 import { cors } from "../../lib/middleware/cors.ts";
 import { auth, bearerTokens } from "../../lib/middleware/auth.ts";
 import { logger } from "../../lib/middleware/logger.ts";
-import { browserTest, CHROMIUM_ARGS } from "../_browser.ts";
+import { browserTest, CHROMIUM_ARGS, closeBrowser } from "../_browser.ts";
 import { withDeadline } from "../_deadline.ts";
 
 const ARGS = [...CHROMIUM_ARGS];
@@ -199,12 +199,7 @@ browserTest({
         { onTimeout: () => browser?.close().catch(() => {}) },
       );
     } finally {
-      // playwright-core bounds close() by killing the browser process it launched.
-      await withDeadline(
-        browser?.close().catch(() => {}) ?? Promise.resolve(),
-        30_000,
-        "Chromium to close",
-      );
+      await closeBrowser(browser);
       await withDeadline(
         Promise.all(servers.map((server) => server.shutdown())),
         10_000,

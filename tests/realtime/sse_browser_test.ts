@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { chromium } from "playwright-core";
 import type { Browser } from "playwright-core";
 import { chain, get, logger, router, serve, sse } from "../../mod.ts";
-import { browserTest, CHROMIUM_ARGS } from "../_browser.ts";
+import { browserTest, CHROMIUM_ARGS, closeBrowser } from "../_browser.ts";
 import { withDeadline } from "../_deadline.ts";
 
 const ARGS = [...CHROMIUM_ARGS];
@@ -114,11 +114,7 @@ browserTest({
         { onTimeout: () => browser?.close().catch(() => {}) },
       );
     } finally {
-      await withDeadline(
-        browser?.close().catch(() => {}) ?? Promise.resolve(),
-        30_000,
-        "Chromium to close",
-      );
+      await closeBrowser(browser);
       await withDeadline(server.shutdown(), 10_000, "the server to shut down");
     }
   },

@@ -22,7 +22,7 @@ import {
   type Server,
   setCookie,
 } from "../../mod.ts";
-import { browserTest, CHROMIUM_ARGS } from "../_browser.ts";
+import { browserTest, CHROMIUM_ARGS, closeBrowser } from "../_browser.ts";
 import { withDeadline } from "../_deadline.ts";
 
 const ARGS = [...CHROMIUM_ARGS];
@@ -199,11 +199,7 @@ browserTest({
         { onTimeout: () => browser?.close().catch(() => {}) },
       );
     } finally {
-      await withDeadline(
-        browser?.close().catch(() => {}) ?? Promise.resolve(),
-        30_000,
-        "Chromium to close",
-      );
+      await closeBrowser(browser);
       await withDeadline(
         Promise.all([site.server.shutdown(), attacker.shutdown()]),
         10_000,
