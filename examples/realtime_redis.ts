@@ -27,6 +27,7 @@ import {
   sse,
   TopicsUnavailableError,
   websocket,
+  type WebSocketConnection,
 } from "../mod.ts";
 import { redisTransport } from "../lib/realtime/redis.ts";
 
@@ -35,18 +36,20 @@ const url = Deno.env.get("REDIS_URL") ?? "redis://127.0.0.1:6379";
 const name = `${Deno.pid}`;
 const stop = new AbortController();
 const topics = createTopics({ transport: await redisTransport({ url }) });
+// Each socket's subscriptions, ended in onClose at once (else at the next message it misses).
+const detach = new WeakMap<WebSocketConnection, () => void>();
 
 const app = router([
   get(
     "/ws",
     websocket({
       async onOpen(socket) {
-        socket.ctx.set("unsubscribe", topics.attach(socket, ["feed"]));
+        detach.set(socket, topics.attach(socket, ["feed"]));
         await topics.ready("feed"); // Redis acknowledged the subscription: the feed flows
         socket.send(`hello ${name}`);
       },
       onClose(socket) {
-        socket.ctx.get<() => void>("unsubscribe")?.();
+        detach.get(socket)?.();
       },
     }),
   ),
@@ -68,13 +71,15 @@ const app = router([
       }
     }
     if (!Array.isArray(messages) || !messages.every((m) => typeof m === "string")) {
-      return ctx.json({ error: "expected a JSON array of strings" }, 400);
+      return ctx.json({ error: "expected a JSON array of strings" }, { status: 400 });
     }
     try {
       // Called in order without waiting: one publisher's messages keep the order of its calls.
       await Promise.all(messages.map((message) => topics.publish("feed", message)));
     } catch (error) {
-      if (error instanceof TopicsUnavailableError) return ctx.json({ error: error.message }, 503);
+      if (error instanceof TopicsUnavailableError) {
+        return ctx.json({ error: error.message }, { status: 503 });
+      }
       throw error;
     }
     return ctx.json({ published: messages.length, by: name });
