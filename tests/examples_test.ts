@@ -152,3 +152,39 @@ Deno.test("deno serve --parallel runs the demo's default export", async () => {
     assert.equal(ended, "SIGTERM", `deno serve did not exit on SIGTERM:\n${server.output.stderr}`);
   }
 });
+
+Deno.test("the demo serves its static assets, with an index page, validators and no traversal", async () => {
+  const fetch = (path: string, init?: RequestInit) =>
+    app.fetch(new Request(`http://localhost${path}`, init));
+  const css = await fetch("/static/style.css");
+  assert.equal(css.status, 200);
+  assert.equal(css.headers.get("content-type"), "text/css; charset=utf-8");
+  assert.equal(css.headers.get("cache-control"), "max-age=3600");
+  assert.match(await css.text(), /max-width/);
+  const etag = css.headers.get("etag")!;
+  const again = await fetch("/static/style.css", { headers: { "if-none-match": etag } });
+  assert.equal(again.status, 304);
+
+  const index = await fetch("/static/");
+  assert.equal(index.status, 200);
+  assert.match(await index.text(), /About the Weft demo/);
+  const bare = await fetch("/static?x=1");
+  assert.equal(bare.status, 308);
+  assert.equal(bare.headers.get("location"), "/static/?x=1");
+  await bare.body?.cancel();
+  for (const path of ["/static/../deno.json", "/static/%2e%2e/deno.json", "/static/nope.css"]) {
+    const res = await fetch(path);
+    assert.ok(res.status === 404 || res.status === 400, `${path}: ${res.status}`);
+    await res.body?.cancel();
+  }
+
+  // The pages link them; the notes page's script is a file that carries the page's CSP nonce.
+  const login = await (await fetch("/login")).text();
+  assert.match(login, /<link rel="stylesheet" href="\/static\/style.css">/);
+  const script = await fetch("/static/notes.js");
+  assert.match(
+    script.headers.get("content-type") ?? "",
+    /^(text|application)\/javascript; charset=utf-8$/,
+  );
+  assert.match(await script.text(), /new EventSource\("\/api\/feed"\)/);
+});

@@ -20,6 +20,8 @@ export function render(data: Data): SafeHtml {
 <html lang="en">
   <head>
     <meta charset="utf-8">
+    <link rel="stylesheet" href="/static/style.css">
+    <link rel="icon" href="/static/favicon.svg">
     <title>Sign in · Team notes</title>
   </head>
   <body>

@@ -26,6 +26,8 @@ export function render(data: Data): SafeHtml {
 <html lang="en">
   <head>
     <meta charset="utf-8">
+    <link rel="stylesheet" href="/static/style.css">
+    <link rel="icon" href="/static/favicon.svg">
     <title>Team notes</title>
   </head>
   <body>
@@ -58,24 +60,9 @@ export function render(data: Data): SafeHtml {
     out += "</li>\n";
   }
   out += `    </ul>
-    <script nonce="`;
+    <script src="/static/notes.js" nonce="`;
   out += escapeHtml(data.nonce);
-  out += `">
-    // The live feed: every note created on any process arrives as one event.
-    const list = document.getElementById("notes");
-    const feed = new EventSource("/api/feed");
-    feed.addEventListener("ready", () => document.body.dataset.live = "true");
-    feed.onmessage = (event) => {
-      const note = JSON.parse(event.data);
-      if (list.querySelector(\`[data-id="\${note.id}"]\`)) return;
-      const item = document.createElement("li");
-      item.dataset.id = String(note.id);
-      const author = document.createElement("strong");
-      author.textContent = note.author;
-      item.append(author, \`: \${note.text}\`);
-      list.append(item);
-    };
-    </script>
+  out += `" defer></script>
   </body>
 </html>
 `;

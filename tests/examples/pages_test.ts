@@ -90,7 +90,7 @@ Deno.test("the demo's pages: login form, session cookie, notes page, a note, log
     const csp = page.headers.get("content-security-policy") ?? "";
     const nonce = csp.match(/'nonce-([^']+)'/)?.[1];
     assert.ok(nonce !== undefined, csp);
-    assert.ok(html.includes(`<script nonce="${nonce}">`));
+    assert.ok(html.includes(`<script src="/static/notes.js" nonce="${nonce}" defer></script>`));
     assert.equal(page.headers.get("x-content-type-options"), "nosniff");
 
     // 5. A note through the form, escaped on the page; an empty one is a 400 problem.
