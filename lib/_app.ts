@@ -115,7 +115,8 @@ export function settle(context: Context, run: Run): Promise<Response> {
 // Headers set with ctx.setHeader() reach the response even when the handler built it itself;
 // what the response already has wins, and Set-Cookie and Vary are merged.
 function inherit(ctx: Context, res: Response): Response {
-  // A response built by ctx.json() and friends carries ctx.res already.
+  // A response built by ctx.json() and friends carries ctx.res already, unless ctx.res was
+  // reached after it was built (Context's `res` getter forgets the built response then).
   if (!ctx.hasResponseState || res === (ctx as Settled)[BUILT]) return res;
   const own = ctx.res.headers;
   return editHeaders(res, (headers) => applyHeaders(own, headers));

@@ -171,6 +171,9 @@ export class Context<P extends Params = Params, V extends object = Record<never,
 
   /** The response state (status and headers) that responses built by Weft inherit. */
   get res(): ResponseState {
+    // Reached once a response was built from it (a middleware setting a cookie after next()):
+    // the app entry point applies it to that response again; what is there already wins.
+    (this as unknown as { [BUILT]: undefined })[BUILT] = undefined;
     return this.#res ??= { status: 200, headers: new Headers() };
   }
 

@@ -63,6 +63,40 @@ Deno.test("ctx.res headers reach a helper's response once: a header the handler 
   assert.equal(helper.headers.get("vary"), "Cookie");
 });
 
+Deno.test("a header set after next() returned a helper's response reaches it, once", async () => {
+  // The session's shape: a header before the handler builds its response, a cookie after.
+  const session: Middleware = async (ctx, next) => {
+    ctx.setHeader("vary", "Cookie");
+    const res = await next();
+    ctx.setHeader("set-cookie", "sid=2");
+    ctx.res.headers.set("x-after", "1");
+    return res;
+  };
+  const app = chain(
+    [session],
+    router([
+      get("/json", (ctx) => ctx.json({ ok: true })),
+      get("/redirect", (ctx) => ctx.redirect("/next", 303)),
+      get("/removed", (ctx) => {
+        const res = ctx.text("x");
+        res.headers.delete("vary");
+        return res;
+      }),
+    ]),
+  );
+  for (const path of ["/json", "/redirect"]) {
+    const res = await app.fetch(req(path));
+    assert.deepEqual(res.headers.getSetCookie(), ["sid=2"], path);
+    assert.equal(res.headers.get("x-after"), "1", path);
+    assert.equal(res.headers.get("vary"), "Cookie", path);
+    await res.body?.cancel();
+  }
+  // Touching ctx.res after the build applies it again: a header the handler removed comes back
+  // (what the response has still wins over ctx.res).
+  const removed = await app.fetch(req("/removed"));
+  assert.equal(removed.headers.get("vary"), "Cookie");
+});
+
 Deno.test("ctx.json(value, { schema }) writes only the schema's fields", async () => {
   const PublicUser = schema.object({ id: schema.integer(), name: schema.string() });
   const row = { id: 1, name: "Ada", passwordHash: "secret" };

@@ -5,7 +5,6 @@
  * @module
  */
 import type { Context } from "../context.ts";
-import { editHeaders } from "../middleware/_headers.ts";
 import type { Middleware } from "../types.ts";
 
 /** The variable {@linkcode session} sets: the request's session. */
@@ -400,7 +399,7 @@ export function session(options: SessionOptions): Middleware<SessionVariables> {
       if (store !== undefined && loaded.id !== undefined) await store.delete(loaded.id);
       if (loaded.value !== undefined || getCookie(ctx, name) !== undefined) {
         deleteCookie(ctx, name, cookie);
-        return carried(ctx, res);
+        return res;
       }
       return res;
     }
@@ -412,23 +411,12 @@ export function session(options: SessionOptions): Middleware<SessionVariables> {
       }
       await store.set(id, payload, maxAge);
       setCookie(ctx, name, await sign(name, id, secrets), cookieOptions);
-      return carried(ctx, res);
+      return res;
     }
     const data = encrypt ? await seal(name, payload, secrets[0]) : toBase64Url(utf8(payload));
     setCookie(ctx, name, await sign(name, data, secrets), cookieOptions);
-    return carried(ctx, res);
+    return res;
   };
-}
-
-// The response was built before the cookie was set, and one built by ctx.redirect() or ctx.html()
-// once ctx.res had headers (set by an earlier middleware) does not take ctx.res again: put the
-// cookie just set on the response itself too (the app adds no second copy).
-function carried(ctx: Context, res: Response): Response {
-  const lines = ctx.res.headers.getSetCookie();
-  const line = lines[lines.length - 1];
-  return editHeaders(res, (headers) => {
-    if (!headers.getSetCookie().includes(line)) headers.append("set-cookie", line);
-  });
 }
 
 function setCookieCheck(name: string, options: CookieOptions): void {
