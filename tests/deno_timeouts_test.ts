@@ -1,4 +1,5 @@
-// What the README's limits table says Deno does about slow clients, checked against Deno itself:
+// What the limits table of docs/deploying.md says Deno does about slow clients, checked against
+// Deno itself:
 // the table once claimed a 30 s header read timeout that Deno.serve does not have. The Deno
 // column of the "header timeout" row must say "none", and a connection that sends half a header
 // block and then waits past 30 s must still be open and answered.
@@ -6,11 +7,11 @@ import assert from "node:assert/strict";
 import { get, router, serve } from "../mod.ts";
 import { withDeadline } from "./_deadline.ts";
 
-/** The Deno column of the README's limits table row that starts with `label`. */
+/** The Deno column of the row of docs/deploying.md's limits table that starts with `label`. */
 async function denoColumn(label: string): Promise<string> {
-  const readme = await Deno.readTextFile(new URL("../README.md", import.meta.url));
-  const row = readme.split("\n").find((line) => line.startsWith(`| ${label}`));
-  assert.ok(row, `the README's limits table has no "${label}" row`);
+  const guide = await Deno.readTextFile(new URL("../docs/deploying.md", import.meta.url));
+  const row = guide.split("\n").find((line) => line.startsWith(`| ${label}`));
+  assert.ok(row, `docs/deploying.md's limits table has no "${label}" row`);
   const cells = row.split("|").map((cell) => cell.trim());
   return cells[3];
 }
@@ -20,12 +21,16 @@ const CLAIMED_MS = 30_000;
 const WAIT_MS = CLAIMED_MS + 2_000;
 
 Deno.test({
-  name: "Deno.serve has no header timeout, as the README's limits table says",
+  name: "Deno.serve has no header timeout, as the limits table of docs/deploying.md says",
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {
     const documented = await denoColumn("header timeout");
-    assert.match(documented, /^none\b/, `the README says Deno's header timeout is: ${documented}`);
+    assert.match(
+      documented,
+      /^none\b/,
+      `docs/deploying.md says Deno's header timeout is: ${documented}`,
+    );
 
     const server = serve(router([get("/", () => new Response("ok"))]), {
       port: 0,

@@ -33,7 +33,7 @@ export const RUNTIME_DIFFERENCES = {
       "HTTP/1.1 connections, and HTTP/2 sessions without open streams), TLS handshakeTimeout " +
       "10 s; each set by the serve() option of the same name",
     why: "Deno.serve has no timeout settings; node:http needs explicit limits, chosen in " +
-      "lib/server/node.ts and documented there and in the README",
+      "lib/server/node.ts and documented there and in docs/deploying.md",
   },
   mtimePrecision: {
     deno: "file mtimes in milliseconds (mtimeNs = ms × 10⁶), so ETags hash whole milliseconds",
