@@ -73,6 +73,14 @@ function parityApps(weft: Env["weft"]): Record<string, Weft.App> {
       ctx.setHeader("x-before", "1");
       return next();
     }], routes),
+    "ctx.res set before next() and after it, around a helper's response": chain([
+      async (ctx, next) => {
+        ctx.setHeader("vary", "Cookie");
+        const res = await next();
+        ctx.setHeader("set-cookie", "sid=1; Path=/");
+        return res;
+      },
+    ], routes),
     "a throwing middleware": chain([() => {
       throw new HttpError(409, "conflict");
     }], routes),
@@ -92,6 +100,11 @@ export const appCases: Record<string, Case> = {
             const direct = await seen(await app.fetch(new Request(`http://127.0.0.1${path}`)));
             const served = await seen(await fetch(base + path));
             assert.deepEqual(served, direct, `${name}: GET ${path}`);
+            if (name.startsWith("ctx.res set before next() and after it")) {
+              // Not only the same: the cookie set after the helper built the response is on it.
+              const headers = served.headers as Record<string, string>;
+              assert.equal(headers["set-cookie"], "sid=1; Path=/", `${name}: GET ${path}`);
+            }
           }
         });
       }
