@@ -8,7 +8,7 @@ import { problem } from "./http/problem.ts";
 import type { App, AppHooks } from "./types.ts";
 import type { ConnInfo } from "./server/types.ts";
 import { isResponse } from "./server/deno.ts";
-import { BUILT, HOOKS, SAFE as SAFE_KEY } from "./_settled.ts";
+import { BUILT, HOOKS, ON_ERROR, ON_VALUE, SAFE as SAFE_KEY } from "./_settled.ts";
 import { appendVary, editHeaders } from "./middleware/_headers.ts";
 
 type Run = (ctx: Context) => Response | Promise<Response>;
@@ -18,6 +18,8 @@ type Settled = Context & {
   [SAFE_KEY]: Promise<Response> | undefined;
   [HOOKS]: AppHooks | undefined;
   [BUILT]: Response | undefined;
+  [ON_VALUE]: ((value: unknown) => Response) | undefined;
+  [ON_ERROR]: ((error: unknown) => Response) | undefined;
 };
 
 // The method, the path and the error's message come from the request: escaped, so that a CR or
@@ -109,7 +111,12 @@ export function settle(context: Context, run: Run): Promise<Response> {
   }
   if (!(res instanceof Promise)) return resolved(ctx, checked(ctx, res));
   if (res === ctx[SAFE]) return res;
-  return ctx[SAFE] = res.then((value) => checked(ctx, value), (error) => recover(ctx, error));
+  // The callbacks are the request's own, made at its first asynchronous layer: an async
+  // middleware in front of another then costs a promise, not a promise and two closures.
+  return ctx[SAFE] = res.then(
+    ctx[ON_VALUE] ??= (value) => checked(ctx, value),
+    ctx[ON_ERROR] ??= (error) => recover(ctx, error),
+  );
 }
 
 // Headers set with ctx.setHeader() reach the response even when the handler built it itself;

@@ -11,3 +11,9 @@ export const HOOKS: unique symbol = Symbol("weft.hooks");
 
 /** The last response a context's helpers built; it already carries `ctx.res`. */
 export const BUILT: unique symbol = Symbol("weft.built");
+
+/** The request's own `then` callbacks of settle(), made once per request, not once per layer. */
+export const ON_VALUE: unique symbol = Symbol("weft.onValue");
+
+/** See {@linkcode ON_VALUE}. */
+export const ON_ERROR: unique symbol = Symbol("weft.onError");

@@ -10,7 +10,7 @@ import type { Params, Variables } from "./_params.ts";
 import { type ConnInfo, REQUEST_TARGET as TARGET_KEY } from "./server/types.ts";
 import { decodePath } from "./router/_path.ts";
 import { bound } from "./_bounded_request.ts";
-import { BUILT, HOOKS, SAFE } from "./_settled.ts";
+import { BUILT, HOOKS, ON_ERROR, ON_VALUE, SAFE } from "./_settled.ts";
 
 /** The default limit of {@linkcode Context.body}: 1 MiB. */
 export const DEFAULT_BODY_LIMIT = 1_048_576;
@@ -74,8 +74,16 @@ export class Context<P extends Params = Params, V extends object = Record<never,
     this.#req = request;
     this.info = info;
     // The chain's own field (lib/_app.ts), kept out of the public type.
-    const own = this as unknown as { [SAFE]: unknown; [HOOKS]: unknown; [BUILT]: unknown };
-    own[SAFE] = own[HOOKS] = own[BUILT] = undefined;
+    const own = this as unknown as Record<
+      typeof SAFE | typeof HOOKS | typeof BUILT | typeof ON_VALUE | typeof ON_ERROR,
+      unknown
+    >;
+    own[SAFE] =
+      own[HOOKS] =
+      own[BUILT] =
+      own[ON_VALUE] =
+      own[ON_ERROR] =
+        undefined;
   }
 
   /** Path params of the matched route, decoded once (empty until a route with params matched). */
