@@ -5,7 +5,7 @@
  */
 import { HttpError } from "./http/http_error.ts";
 import { readLimited, tooLarge } from "./http/read_limited.ts";
-import type { Decodable, DecodeResult } from "./json/json_error.ts";
+import type { Decodable, DecodeOptions, DecodeResult } from "./json/json_error.ts";
 import type { Params, Variables } from "./_params.ts";
 import { type ConnInfo, REQUEST_TARGET as TARGET_KEY } from "./server/types.ts";
 import { decodePath } from "./router/_path.ts";
@@ -274,6 +274,8 @@ export class Context<P extends Params = Params, V extends object = Record<never,
    *
    * @param target A Weft schema, or any Standard Schema v1 validator (zod, valibot, arktype)
    * wrapped with `schema.standard(validator)`.
+   * @param options `issues: "all"` to get every issue (up to 100) in `issues` as well, for
+   * `jsonErrorResponse(result.error, result.issues)`.
    * @returns `{ ok: true, value }` or `{ ok: false, error }` with a `JsonError`.
    * @throws {HttpError} 415 when a Content-Type is given and is not JSON (`application/json`
    * or `…+json`); a body without one is decoded.
@@ -290,14 +292,14 @@ export class Context<P extends Params = Params, V extends object = Record<never,
    * assert.deepEqual(result, { ok: true, value: { name: "Ada" } });
    * ```
    */
-  async decode<T>(target: Decodable<T>): Promise<DecodeResult<T>> {
+  async decode<T>(target: Decodable<T>, options?: DecodeOptions): Promise<DecodeResult<T>> {
     const decode = target?.["~decode"];
     if (typeof decode !== "function") {
       throw new TypeError(
         "Cannot decode the body: the target is not a Weft schema; wrap a Standard Schema validator with schema.standard()",
       );
     }
-    return decode(await this.body(), this.#req.headers.get("content-type"));
+    return decode(await this.body(), this.#req.headers.get("content-type"), options);
   }
 
   /**

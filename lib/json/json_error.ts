@@ -130,9 +130,14 @@ export interface Decodable<T = unknown> {
    * @param contentType The request's Content-Type, when there is a request: absent (`null`)
    * or a JSON media type (`application/json`, `…+json`) is accepted; any other throws an
    * `HttpError` 415.
+   * @param options `issues: "all"` to report every issue (up to 100).
    * @returns The typed value, or a {@linkcode JsonError}.
    */
-  readonly "~decode": (data: Uint8Array | string, contentType?: string | null) => DecodeResult<T>;
+  readonly "~decode": (
+    data: Uint8Array | string,
+    contentType?: string | null,
+    options?: DecodeOptions,
+  ) => DecodeResult<T>;
 }
 
 /** A path segment: an object key or an array index. */

@@ -5,7 +5,7 @@
  * @module
  */
 import type { Infer, StandardSchemaV1 } from "./standard_schema.ts";
-import type { Decodable } from "./json_error.ts";
+import type { Decodable, DecodeOptions } from "./json_error.ts";
 import {
   type AnySchema,
   type ArrayConstraints,
@@ -134,9 +134,9 @@ function node<T extends SchemaNode>(fields: Record<string, any> & { kind: T["kin
     enumerable: false,
   });
   Object.defineProperty(schema, "~decode", {
-    value: (data: Uint8Array | string, contentType?: string | null) => {
+    value: (data: Uint8Array | string, contentType?: string | null, options?: DecodeOptions) => {
       expectJson(contentType);
-      return decode(data, schema as unknown as SchemaNode);
+      return decode(data, schema as unknown as SchemaNode, options);
     },
     enumerable: false,
   });
@@ -302,9 +302,13 @@ export const schema: SchemaBuilder = {
     }
     return Object.freeze({
       "~standard": validator["~standard"],
-      "~decode": (data: Uint8Array | string, contentType?: string | null) => {
+      "~decode": (
+        data: Uint8Array | string,
+        contentType?: string | null,
+        options?: DecodeOptions,
+      ) => {
         expectJson(contentType);
-        return decode(data, validator);
+        return decode(data, validator, options);
       },
     }) as unknown as DecodableValidator<S>;
   },

@@ -69,3 +69,39 @@ Deno.test("ctx.decode() answers 415 with the accepted type to a body that is not
     assert.match(body.detail, /Content-Type application\/json/);
   }
 });
+
+Deno.test("ctx.decode(schema, { issues: 'all' }) reports every issue, for Weft schemas and Standard Schema", async () => {
+  const Post = s.object({ title: s.string({ maxLength: 5 }), n: s.integer() });
+  const ZodPost = s.standard(z.object({ title: z.string().max(5), n: z.number().int() }));
+  const all = router([
+    post("/weft", async (ctx) => {
+      const result = await ctx.decode(Post, { issues: "all" });
+      return result.ok ? ctx.json(result.value) : jsonErrorResponse(result.error, result.issues);
+    }),
+    post("/zod", async (ctx) => {
+      const result = await ctx.decode(ZodPost, { issues: "all" });
+      return result.ok ? ctx.json(result.value) : jsonErrorResponse(result.error, result.issues);
+    }),
+    post("/first", async (ctx) => {
+      const result = await ctx.decode(Post);
+      return result.ok ? ctx.json(result.value) : jsonErrorResponse(result.error, result.issues);
+    }),
+  ]);
+  const body = JSON.stringify({ title: "far too long", n: 1.5 });
+  const headers = { "content-type": "application/json" };
+  for (const path of ["/weft", "/zod"]) {
+    const res = await all.fetch(
+      new Request(`http://localhost${path}`, { method: "POST", headers, body }),
+    );
+    assert.equal(res.status, 400, path);
+    const problem = await res.json();
+    assert.deepEqual(problem.issues.map((i: { path: string }) => i.path), ["$.title", "$.n"], path);
+    assert.equal(problem.path, "$.title", path); // the first issue stays at the top level
+  }
+  const first = await all.fetch(
+    new Request("http://localhost/first", { method: "POST", headers, body }),
+  );
+  const problem = await first.json();
+  assert.equal(problem.path, "$.title");
+  assert.equal(problem.issues, undefined);
+});
