@@ -293,7 +293,7 @@ export function createTopics(options: TopicsOptions = {}): Topics {
     options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
   );
   const onError = options.onError ?? ((error: unknown) => console.error(error));
-  const handlers = new Map<string, Set<TopicHandler>>();
+  const handlers = new Map<string, Subscribed>();
   // The transport's listen() of each topic with subscribers, for ready().
   const listening = new Map<string, Promise<void>>();
   let closed = false;
@@ -315,10 +315,12 @@ export function createTopics(options: TopicsOptions = {}): Topics {
   }
 
   function deliver(topic: string, message: string): void {
-    const set = handlers.get(topic);
-    if (set === undefined) return;
-    // A copy: a handler may unsubscribe itself or others while the message is delivered.
-    for (const handler of [...set]) {
+    const subscribed = handlers.get(topic);
+    if (subscribed === undefined) return;
+    // An array made once per change of the subscribers, not once per message: a handler may
+    // unsubscribe itself or others while a message is delivered, which makes a new one.
+    const list = subscribed.list ??= [...subscribed.set];
+    for (const handler of list) {
       try {
         handler(message, topic);
       } catch (error) {
@@ -337,9 +339,9 @@ export function createTopics(options: TopicsOptions = {}): Topics {
     if (typeof handler !== "function") {
       throw new TypeError("Cannot subscribe: the handler must be a function");
     }
-    let set = handlers.get(topic);
-    if (set === undefined) {
-      handlers.set(topic, set = new Set());
+    let subscribed = handlers.get(topic);
+    if (subscribed === undefined) {
+      handlers.set(topic, subscribed = { set: new Set(), list: undefined });
       listening.set(
         topic,
         Promise.resolve(transport.listen(topic)).catch(() => {}),
@@ -347,12 +349,13 @@ export function createTopics(options: TopicsOptions = {}): Topics {
     }
     // Each subscription is its own entry, so the same function may subscribe twice.
     const entry: TopicHandler = (message, name) => handler(message, name);
-    set.add(entry);
+    subscribed.set.add(entry);
+    subscribed.list = undefined;
     return () => {
       const current = handlers.get(topic);
-      if (current === undefined || !current.delete(entry) || current.size > 0) {
-        return;
-      }
+      if (current === undefined || !current.set.delete(entry)) return;
+      current.list = undefined;
+      if (current.set.size > 0) return;
       handlers.delete(topic);
       listening.delete(topic);
       if (!closed) transport.unlisten(topic);
@@ -427,7 +430,7 @@ export function createTopics(options: TopicsOptions = {}): Topics {
       }
       return stop;
     },
-    subscribers: (topic) => handlers.get(topic)?.size ?? 0,
+    subscribers: (topic) => handlers.get(topic)?.set.size ?? 0,
     ready: (topic) => listening.get(topic) ?? Promise.resolve(),
     async close() {
       if (closed) return;
@@ -436,6 +439,12 @@ export function createTopics(options: TopicsOptions = {}): Topics {
       await transport.close();
     },
   };
+}
+
+// The handlers of one topic, and the array deliver() walks, made again after each change.
+interface Subscribed {
+  set: Set<TopicHandler>;
+  list: TopicHandler[] | undefined;
 }
 
 function isStream(
