@@ -11,6 +11,7 @@ import type {
   RuntimeSocketEvents,
   RuntimeUpgradeOptions,
 } from "./types.ts";
+import { hold, textFrame } from "./_node_ws_write.ts";
 
 type WsSocket = Ws.WebSocket;
 
@@ -134,7 +135,13 @@ export function upgradeWebSocket(
   let sent: [number, string] | undefined;
   const socket: RuntimeSocket = {
     send(data) {
-      if (ws !== undefined && ws.readyState === 1) ws.send(data);
+      if (ws === undefined || ws.readyState !== 1) return;
+      hold(upgrade.socket);
+      // A text frame goes to the socket as made once for every socket that sends this text;
+      // ws writes its frames straight to the socket too (it queues only while compressing or
+      // reading a Blob, and Weft enables neither), so the frames keep their order.
+      if (typeof data === "string") upgrade.socket.write(textFrame(data));
+      else ws.send(data);
     },
     close(code, reason) {
       if (sent !== undefined || ws === undefined || ws.readyState !== 1) return;
