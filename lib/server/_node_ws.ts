@@ -11,7 +11,7 @@ import type {
   RuntimeSocketEvents,
   RuntimeUpgradeOptions,
 } from "./types.ts";
-import { hold, textFrame } from "./_node_ws_write.ts";
+import { hold, spill, textFrame } from "./_node_ws_write.ts";
 
 type WsSocket = Ws.WebSocket;
 
@@ -142,6 +142,7 @@ export function upgradeWebSocket(
       // reading a Blob, and Weft enables neither), so the frames keep their order.
       if (typeof data === "string") upgrade.socket.write(textFrame(data));
       else ws.send(data);
+      spill(upgrade.socket);
     },
     close(code, reason) {
       if (sent !== undefined || ws === undefined || ws.readyState !== 1) return;

@@ -4,6 +4,11 @@
 // until the tick ends, so that the messages a tick sends to one socket leave in one writev
 // system call instead of one each. The system call per message and socket was most of the
 // server's time in a fan-out (bench/realtime/run.ts).
+//
+// What a corked socket holds counts in its `bufferedAmount`, which topics.attach() compares
+// with its high-water mark to find clients that stopped reading. So that a client that reads
+// is not taken for one, a socket is written out as soon as it holds its writable high-water
+// mark (16 KiB by default): the corked bytes stay below that plus one message.
 import { Buffer } from "node:buffer";
 import type { Socket } from "node:net";
 import process from "node:process";
@@ -65,4 +70,11 @@ export function hold(socket: Socket): void {
   endOfTick();
   socket.cork();
   corked.add(socket);
+}
+
+/** Writes out what `socket` holds once that reaches its writable high-water mark. */
+export function spill(socket: Socket): void {
+  if (socket.writableLength < socket.writableHighWaterMark) return;
+  socket.uncork();
+  socket.cork();
 }
