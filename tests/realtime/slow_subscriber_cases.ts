@@ -76,12 +76,17 @@ async function openRaw(port: number, path: string): Promise<RawClient> {
   };
 }
 
-// The text messages of server frames (unmasked, RFC 6455 §5.2), and whether a close came.
-function messages(data: Buffer): { texts: string[]; close: number | null } {
-  const texts: string[] = [];
+/** A whole server frame as it came: its first byte (FIN, RSV1-3, opcode) and its payload. */
+interface Frame {
+  first: number;
+  payload: Buffer;
+}
+
+// The complete server frames (unmasked, RFC 6455 §5.2) at the start of `data`.
+function parseFrames(data: Buffer): Frame[] {
+  const frames: Frame[] = [];
   let at = 0;
   while (at + 2 <= data.length) {
-    const opcode = data[at] & 0x0f;
     let length = data[at + 1] & 0x7f;
     let head = 2;
     if (length === 126) {
@@ -94,10 +99,21 @@ function messages(data: Buffer): { texts: string[]; close: number | null } {
       head = 10;
     }
     if (at + head + length > data.length) break;
-    const payload = data.subarray(at + head, at + head + length);
-    if (opcode === 8) return { texts, close: length >= 2 ? payload.readUInt16BE(0) : 1005 };
-    if (opcode === 1) texts.push(payload.toString());
+    frames.push({ first: data[at], payload: data.subarray(at + head, at + head + length) });
     at += head + length;
+  }
+  return frames;
+}
+
+// The text messages of server frames, and whether a close came.
+function messages(data: Buffer): { texts: string[]; close: number | null } {
+  const texts: string[] = [];
+  for (const { first, payload } of parseFrames(data)) {
+    const opcode = first & 0x0f;
+    if (opcode === 8) {
+      return { texts, close: payload.length >= 2 ? payload.readUInt16BE(0) : 1005 };
+    }
+    if (opcode === 1) texts.push(payload.toString());
   }
   return { texts, close: null };
 }
@@ -236,6 +252,120 @@ export const slowSubscriberCases: Record<string, (weft: typeof Weft) => Promise<
       assert.ok(texts.slice(0, -1).every((text) => text === MESSAGE));
     } finally {
       client.socket.destroy();
+      await withDeadline(server.shutdown(), 10_000, "the server to shut down");
+      await topics.close();
+    }
+  },
+};
+
+// Messages of one burst: the frame-header boundaries (RFC 6455 §5.2: 125/126 and 65,535/65,536
+// bytes), a 126-byte text of 63 characters, four-byte characters, and texts sent twice in a row
+// and again after another one.
+const BURST = [
+  "",
+  "a",
+  "x".repeat(125),
+  "x".repeat(126),
+  "é".repeat(63),
+  "x".repeat(65_535),
+  "x".repeat(65_536),
+  "🎉".repeat(20_000),
+  "again",
+  "again",
+  "a",
+];
+// After which message of BURST the burst's binary message goes out.
+const BINARY_AFTER = 3;
+
+// Every subscriber of /feed gets the texts of "feed" and, as a binary message it sends itself,
+// those of "bytes"; the last one of "close" closes it after the messages before.
+function burstApp(weft: typeof Weft, topics: Weft.Topics, seen: Seen): Weft.App {
+  const { get, router, websocket } = weft;
+  const stops = new Map<Weft.WebSocketConnection, (() => void)[]>();
+  return router([
+    get(
+      "/feed",
+      websocket({
+        onOpen(socket) {
+          stops.set(socket, [
+            topics.attach(socket, ["feed"], { highWaterMark: HIGH_WATER_MARK }),
+            topics.subscribe("bytes", (text) => socket.send(Buffer.from(text))),
+            topics.subscribe("close", () => socket.close(1000, "done")),
+          ]);
+        },
+        onClose(socket, code) {
+          seen.closeCodes.push(code);
+          for (const stop of stops.get(socket) ?? []) stop();
+          stops.delete(socket);
+        },
+      }),
+    ),
+  ]);
+}
+
+// One burst, published within one task: the texts, a binary message among them.
+function publishBurst(topics: Weft.Topics, round: number): Promise<unknown> {
+  const published = BURST.map((text, i) =>
+    i === BINARY_AFTER
+      ? Promise.all([topics.publish("feed", text), topics.publish("bytes", `binary ${round}`)])
+      : topics.publish("feed", text)
+  );
+  return Promise.all(published);
+}
+
+/** The cases of a burst to many subscribers, among them one that stops reading. */
+export const burstCases: Record<string, (weft: typeof Weft) => Promise<void>> = {
+  async "topics.attach(): a burst to several clients and one that stops reading reaches each reading client whole and in order, its close frame last"(
+    weft,
+  ) {
+    const topics = weft.createTopics();
+    const seen: Seen = { maxBuffered: 0, closeCodes: [] };
+    const server = weft.serve(burstApp(weft, topics, seen), QUIET);
+    const readers: RawClient[] = [];
+    const slow = await openRaw(server.addr.port, "/feed");
+    try {
+      for (let i = 0; i < 3; i++) {
+        const reader = await openRaw(server.addr.port, "/feed");
+        reader.resume();
+        readers.push(reader);
+      }
+      await eventually("the subscriptions", () => topics.subscribers("feed") === 4);
+      // Until the client that does not read is closed (1013), each burst 280 KB or so.
+      let rounds = 0;
+      while (topics.subscribers("feed") === 4) {
+        if (rounds === 64) throw new Error("The client that does not read was never closed");
+        await publishBurst(topics, rounds++);
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      await publishBurst(topics, rounds++);
+      await topics.publish("close", "");
+      const expected: [number, string][] = [];
+      for (let round = 0; round < rounds; round++) {
+        BURST.forEach((text, i) => {
+          expected.push([0x81, text]);
+          if (i === BINARY_AFTER) expected.push([0x82, `binary ${round}`]);
+        });
+      }
+      expected.push([0x88, "\u0003\u00e8done"]);
+      for (const reader of readers) {
+        await eventually("a reader's close frame", () => {
+          const last = parseFrames(reader.frames()).at(-1);
+          return last !== undefined && last.first === 0x88;
+        }, 20_000);
+        const got = parseFrames(reader.frames()).map((
+          { first, payload },
+        ): [number, string] => [first, first === 0x88 ? payload.toString("latin1") : `${payload}`]);
+        assert.equal(got.length, expected.length);
+        assert.deepEqual(got, expected);
+      }
+      // The clients leave without answering the close frames; the server reports its codes.
+      slow.socket.destroy();
+      for (const reader of readers) reader.socket.destroy();
+      await eventually("every onClose", () => seen.closeCodes.length === 4, 10_000);
+      assert.deepEqual(seen.closeCodes.toSorted(), [1000, 1000, 1000, 1013]);
+    } finally {
+      slow.socket.destroy();
+      for (const reader of readers) reader.socket.destroy();
       await withDeadline(server.shutdown(), 10_000, "the server to shut down");
       await topics.close();
     }
