@@ -6,6 +6,14 @@
 //   deno task build:npm && (cd bench/realtime && npm ci)
 //   deno run -A bench/realtime/run.ts [--subscribers 1,10,100,1000] [--messages 500]
 //                                     [--kinds weft-deno-inprocess,…] [--memory 10000]
+//                                     [--rounds 5] [--baseline <checkout>]
+//
+// With --rounds N every kind runs N times at each subscriber count, the kinds in alternating
+// order round by round, and a summary gives each kind's median messages/s and p99 and the median
+// of its ratios to the ws-ioredis and socketio-redis runs of the same rounds (a run next to its
+// anchor sees the same load from other work on the machine). --baseline names another checkout
+// of this repository (with its own `deno task build:npm` and `npm ci` in bench/realtime): a kind
+// written "base:weft-node-redis" runs that checkout's server in the same rounds.
 //
 // Every figure comes from one publisher sending as fast as it can (bursts of 20 messages), so
 // latency includes queueing. Clients run in one Node process (bench/realtime/clients.mjs).
@@ -34,29 +42,41 @@ const subscriberCounts = option("subscribers", "1,10,100,1000").split(",").map(
 const messages = Number(option("messages", "500"));
 const kinds = option("kinds", ALL_KINDS.join(",")).split(",");
 const memory = Number(option("memory", "0"));
+const rounds = Number(option("rounds", "1"));
+const baseline = option("baseline", "");
 const here = new URL(".", import.meta.url).pathname;
+
+// This directory, or for a "base:" kind the baseline checkout's, and the kind without "base:".
+function checkoutOf(kind: string): [string, string] {
+  if (!kind.startsWith("base:")) return [here, kind];
+  if (baseline === "") {
+    throw new Error(`kind ${kind} needs --baseline <checkout>`);
+  }
+  return [`${baseline.replace(/\/$/, "")}/bench/realtime/`, kind.slice(5)];
+}
 
 function serverCommand(
   kind: string,
   port: number,
   redisUrl: string,
 ): [string, string[]] {
-  if (kind.startsWith("weft-deno-")) {
-    const mode = kind.slice("weft-deno-".length);
+  const [dir, own] = checkoutOf(kind);
+  if (own.startsWith("weft-deno-")) {
+    const mode = own.slice("weft-deno-".length);
     return [Deno.execPath(), [
       "run",
       "-A",
       // this directory's package.json (for the Node side) would otherwise scope the imports
       "--config",
-      `${here}../../deno.json`,
-      `${here}server_deno.ts`,
+      `${dir}../../deno.json`,
+      `${dir}server_deno.ts`,
       mode,
       String(port),
       redisUrl,
     ]];
   }
-  const nodeKind = kind.startsWith("weft-node-") ? `weft-${kind.slice(10)}` : kind;
-  return ["node", [`${here}servers.mjs`, nodeKind, String(port), redisUrl]];
+  const nodeKind = own.startsWith("weft-node-") ? `weft-${own.slice(10)}` : own;
+  return ["node", [`${dir}servers.mjs`, nodeKind, String(port), redisUrl]];
 }
 
 async function withServer<T>(
@@ -68,7 +88,7 @@ async function withServer<T>(
   const [command, args] = serverCommand(kind, port, redisUrl);
   const server = spawnChild(command, {
     args,
-    cwd: here,
+    cwd: checkoutOf(kind)[0],
     stdout: "piped",
     stderr: "piped",
     deadlineMs: 600_000,
@@ -89,44 +109,115 @@ function rssKiB(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
 }
 
+/** What clients.mjs reports for one run. */
+interface FanOut {
+  messagesPerSecond: number;
+  deliveriesPerSecond: number;
+  p50: number;
+  p99: number;
+  delivered: number;
+  expected: number;
+}
+
+const runs: (FanOut & { kind: string; subscribers: number; round: number })[] = [];
+
+function fanOut(kind: string, subscribers: number): Promise<FanOut> {
+  return withServer(kind, redis.url, async (port) => {
+    const protocol = checkoutOf(kind)[1] === "socketio-redis" ? "sio" : "ws";
+    const out = await runChild("node", {
+      args: [
+        `${here}clients.mjs`,
+        protocol,
+        String(port),
+        String(subscribers),
+        String(messages),
+      ],
+      cwd: here,
+      deadlineMs: 120_000,
+    });
+    const text = new TextDecoder().decode(out.stdout).trim();
+    if (!out.success) {
+      throw new Error(`${kind}: ${new TextDecoder().decode(out.stderr)}`);
+    }
+    return JSON.parse(text.split("\n").at(-1)!);
+  });
+}
+
+function median(values: number[]): number {
+  const sorted = values.toSorted((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+// The median over the rounds of `kind`'s messages/s divided by `anchor`'s in the same round.
+function pairedRatio(
+  kind: string,
+  anchor: string,
+  subscribers: number,
+): string {
+  const ratios: number[] = [];
+  for (const run of runs) {
+    if (run.kind !== kind || run.subscribers !== subscribers) continue;
+    const other = runs.find((a) =>
+      a.kind === anchor && a.subscribers === subscribers &&
+      a.round === run.round
+    );
+    if (other !== undefined) {
+      ratios.push(run.messagesPerSecond / other.messagesPerSecond);
+    }
+  }
+  if (ratios.length === 0) return "-";
+  return `${median(ratios).toFixed(2)} (${Math.min(...ratios).toFixed(2)}-${
+    Math.max(...ratios).toFixed(2)
+  })`;
+}
+
+function summarize(): void {
+  console.log(
+    `\nmedians of ${rounds} rounds; ratios: median of the paired ratios of messages/s (min-max)`,
+  );
+  console.log(
+    "kind                      subscribers  messages/s  p99 ms  / ws-ioredis        / socketio-redis",
+  );
+  for (const subscribers of subscriberCounts) {
+    for (const kind of kinds) {
+      const own = runs.filter((run) => run.kind === kind && run.subscribers === subscribers);
+      console.log(
+        `${kind.padEnd(26)}${String(subscribers).padStart(11)}  ${
+          String(Math.round(median(own.map((run) => run.messagesPerSecond))))
+            .padStart(10)
+        }  ${median(own.map((run) => run.p99)).toFixed(0).padStart(6)}  ${
+          pairedRatio(kind, "ws-ioredis", subscribers).padEnd(18)
+        } ${pairedRatio(kind, "socketio-redis", subscribers)}`,
+      );
+    }
+  }
+}
+
 const redis = await startRedis();
 try {
   console.log(
     `fan-out: ${messages} messages per run, publisher sending as fast as it can`,
   );
   console.log(
-    "kind                  subscribers  messages/s  deliveries/s  p50 ms  p99 ms  delivered",
+    "kind                      subscribers  messages/s  deliveries/s  p50 ms  p99 ms  delivered",
   );
-  for (const kind of kinds) {
+  for (let round = 0; round < rounds; round++) {
     for (const subscribers of subscriberCounts) {
-      const result = await withServer(kind, redis.url, async (port) => {
-        const protocol = kind === "socketio-redis" ? "sio" : "ws";
-        const out = await runChild("node", {
-          args: [
-            `${here}clients.mjs`,
-            protocol,
-            String(port),
-            String(subscribers),
-            String(messages),
-          ],
-          cwd: here,
-          deadlineMs: 120_000,
-        });
-        const text = new TextDecoder().decode(out.stdout).trim();
-        if (!out.success) {
-          throw new Error(`${kind}: ${new TextDecoder().decode(out.stderr)}`);
-        }
-        return JSON.parse(text.split("\n").at(-1)!);
-      });
-      console.log(
-        `${kind.padEnd(22)}${String(subscribers).padStart(11)}  ${
-          String(result.messagesPerSecond).padStart(10)
-        }  ${String(result.deliveriesPerSecond).padStart(12)}  ${String(result.p50).padStart(6)}  ${
-          String(result.p99).padStart(6)
-        }  ${result.delivered}/${result.expected}`,
-      );
+      for (const kind of round % 2 === 0 ? kinds : kinds.toReversed()) {
+        const result = await fanOut(kind, subscribers);
+        runs.push({ kind, subscribers, round, ...result });
+        console.log(
+          `${kind.padEnd(26)}${String(subscribers).padStart(11)}  ${
+            String(result.messagesPerSecond).padStart(10)
+          }  ${String(result.deliveriesPerSecond).padStart(12)}  ${
+            String(result.p50).padStart(6)
+          }  ${String(result.p99).padStart(6)}  ${result.delivered}/${result.expected}`,
+        );
+      }
     }
   }
+  if (rounds > 1) summarize();
   if (memory > 0) {
     console.log(`\nmemory: server RSS growth with ${memory} idle connections`);
     for (
