@@ -194,7 +194,8 @@ function summarize(): void {
   }
 }
 
-const redis = await startRedis();
+// Redis lives as long as the whole run, which many rounds make long.
+const redis = await startRedis(24 * 3_600_000);
 try {
   console.log(
     `fan-out: ${messages} messages per run, publisher sending as fast as it can`,
