@@ -2,7 +2,7 @@
 // text and tick and written as they are to every socket that sends that text (a broadcast
 // sends the same string to each subscriber), and the sockets written to in one tick are corked
 // until the tick ends, so that the messages a tick sends to one socket leave in one writev
-// system call instead of one each. The system call per message and socket was most of the
+// system call instead of one each. The system call per message and socket was half of the
 // server's time in a fan-out (bench/realtime/run.ts).
 //
 // What a corked socket holds counts in its `bufferedAmount`, which topics.attach() compares
