@@ -28,7 +28,8 @@ import process from "node:process";
 import { parseArgs } from "node:util";
 import { learn, sanity } from "../fuzz/fuzz.ts";
 import { ensureNodeBuild, type RuntimeName, startFuzzServer } from "../fuzz/servers.ts";
-import { H2Client, Hostile, http1Shots, type Sample, schedule, WsClients } from "./load.ts";
+import { H2Client, Hostile, http1Shots, schedule, WsClients } from "./load.ts";
+import { Window } from "./stats.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -64,12 +65,35 @@ function pinSelf(): boolean {
 }
 
 const MIB = 1024 * 1024;
+const TRACE_MS = 10_000;
 const GOALS = { errorRate: 0.0001, drift: 0.2, rssMib: 20, fds: 10 };
 const GROSS = { rssMib: 256, fds: 100 };
 
 interface Usage {
   rssMib: number | null;
   fds: number | null;
+}
+
+/** One TRACE_MS stretch of the load, by when its requests finished, client and server side. */
+interface TracePoint {
+  /** Seconds into the load at the end of the stretch. */
+  s: number;
+  requests: number;
+  errors: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  /** The client's longest event-loop stall: how late its 5 ms tick came. */
+  clientLagMs: number;
+  /** CPU time over wall time, 100 = one core. */
+  clientCpu: number;
+  clientHeapMib: number;
+  serverCpu: number;
+  /** Server CPU time per answered request. */
+  serverUsPerRequest: number;
+  serverRssMib: number | null;
+  /** Share of the last 10 s in which some task of the machine waited for a CPU (Linux PSI). */
+  cpuPressure: number | null;
 }
 
 interface SoakResult {
@@ -91,19 +115,118 @@ interface SoakResult {
   peak: Usage;
   after: Usage;
   hostile: Record<string, number>;
+  trace: TracePoint[];
   alive: boolean;
   failures: string[];
   notes: string[];
 }
 
-function p99(values: number[]): number {
-  if (values.length === 0) return 0;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))];
+/** CPU time (user and system) of a process in ms, from /proc; null where it cannot be read. */
+function cpuMs(pid: number | "self"): number | null {
+  try {
+    // the fields after the command name, which is in parentheses and may hold spaces
+    const fields = Deno.readTextFileSync(`/proc/${pid}/stat`).split(") ")[1].split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10; // utime, stime in USER_HZ (100)
+  } catch {
+    return null;
+  }
+}
+
+/** The machine's CPU pressure, "some avg10" of /proc/pressure/cpu, in %; null without PSI. */
+function cpuPressure(): number | null {
+  try {
+    const match = /some avg10=([\d.]+)/.exec(Deno.readTextFileSync("/proc/pressure/cpu"));
+    return match === null ? null : Number(match[1]);
+  } catch {
+    return null;
+  }
+}
+
+function round1(n: number): number {
+  return Math.round(n * 10) / 10;
 }
 
 function mib(bytes: number | null): number | null {
   return bytes === null ? null : Math.round((bytes / MIB) * 10) / 10;
+}
+
+/**
+ * Every TRACE_MS of the load: the latencies of the requests that finished in it, and what client
+ * and server spent meanwhile, printed as one line, so that a slowdown shows on which side it
+ * began (a client that stalls or burns more CPU per request, or a server that does).
+ */
+class Tracer {
+  readonly points: TracePoint[] = [];
+  window = new Window();
+  #serverPid: number;
+  #serverRss: () => number | null;
+  #lag = 0;
+  #start = 0;
+  #from = { at: 0, client: 0, server: 0 };
+  #timer: ReturnType<typeof setInterval> | undefined;
+
+  constructor(serverPid: number, serverRss: () => number | null) {
+    this.#serverPid = serverPid;
+    this.#serverRss = serverRss;
+  }
+
+  begin(start: number): void {
+    this.#start = start;
+    this.#from = this.#now();
+    this.#timer = setInterval(() => this.#close(), TRACE_MS);
+  }
+
+  /** How late the load loop's timer fired. */
+  tick(lateMs: number): void {
+    if (lateMs > this.#lag) this.#lag = lateMs;
+  }
+
+  end(): void {
+    clearInterval(this.#timer);
+  }
+
+  #now() {
+    return {
+      at: performance.now(),
+      client: cpuMs("self") ?? 0,
+      server: cpuMs(this.#serverPid) ?? 0,
+    };
+  }
+
+  #close(): void {
+    const now = this.#now();
+    const wall = now.at - this.#from.at;
+    const w = this.window;
+    const answered = w.latency.count;
+    const point: TracePoint = {
+      s: Math.round((now.at - this.#start) / 1000),
+      requests: w.requests,
+      errors: w.errors,
+      p50Ms: round1(w.latency.quantile(0.5)),
+      p99Ms: round1(w.latency.quantile(0.99)),
+      maxMs: round1(w.latency.max),
+      clientLagMs: round1(this.#lag),
+      clientCpu: Math.round(((now.client - this.#from.client) / wall) * 100),
+      clientHeapMib: round1(Deno.memoryUsage().heapUsed / MIB),
+      serverCpu: Math.round(((now.server - this.#from.server) / wall) * 100),
+      serverUsPerRequest: answered === 0
+        ? 0
+        : Math.round(((now.server - this.#from.server) * 1000) / answered),
+      serverRssMib: mib(this.#serverRss()),
+      cpuPressure: cpuPressure(),
+    };
+    this.points.push(point);
+    console.log(
+      `  ${point.s} s: ${point.requests} req, ${point.errors} errors, p50 ${point.p50Ms} / p99 ` +
+        `${point.p99Ms} / max ${point.maxMs} ms | client: lag ${point.clientLagMs} ms, CPU ` +
+        `${point.clientCpu} %, heap ${point.clientHeapMib} MiB | server: CPU ${point.serverCpu} %, ` +
+        `${point.serverUsPerRequest} µs/req, RSS ${point.serverRssMib} MiB | machine: CPU ` +
+        `pressure ${point.cpuPressure ?? "?"} %`,
+    );
+    this.window = new Window();
+    this.#lag = 0;
+    this.#from = now;
+  }
 }
 
 async function soak(runtime: RuntimeName): Promise<SoakResult> {
@@ -139,8 +262,19 @@ async function soak(runtime: RuntimeName): Promise<SoakResult> {
 
     // 2. the load, open loop at `rate`, with hostile clients
     hostile.start();
-    const samples: Sample[] = [];
+    const windowMs = seconds >= 300 ? 60_000 : (seconds * 1000) / 5;
+    const total = new Window();
+    const first = new Window();
+    const last = new Window();
     const errorKinds: Record<string, number> = {};
+    const trace = new Tracer(server.pid, () => server.rss());
+    const record = (at: number, ms: number, ok: boolean, problem?: string) => {
+      total.record(ms, ok);
+      trace.window.record(ms, ok);
+      if (at < windowMs) first.record(ms, ok);
+      if (at >= seconds * 1000 - windowMs) last.record(ms, ok);
+      if (problem !== undefined) errorKinds[problem] = (errorKinds[problem] ?? 0) + 1;
+    };
     const peak: Usage = { ...before };
     const sampler = setInterval(() => {
       const now = usage();
@@ -152,6 +286,7 @@ async function soak(runtime: RuntimeName): Promise<SoakResult> {
     const inflight = new Set<Promise<void>>();
     const start = performance.now();
     const end = start + seconds * 1000;
+    trace.begin(start);
     let issued = 0;
     while (performance.now() < end && server.alive()) {
       const due = Math.floor(((performance.now() - start) / 1000) * rate);
@@ -159,37 +294,28 @@ async function soak(runtime: RuntimeName): Promise<SoakResult> {
         const at = start + (issued / rate) * 1000;
         const [kind, shot] = next();
         if (inflight.size >= 1024) {
-          samples.push({ at: at - start, ms: 0, ok: false, kind });
-          errorKinds["client backlog over 1024 (server too slow)"] =
-            (errorKinds["client backlog over 1024 (server too slow)"] ?? 0) + 1;
+          record(at - start, 0, false, "client backlog over 1024 (server too slow)");
           continue;
         }
         const p: Promise<void> = shot(target).catch((error: Error) => `${error.message}`).then(
           (problem) => {
-            samples.push({
-              at: at - start,
-              ms: performance.now() - at,
-              ok: problem === null,
-              kind,
-            });
-            if (problem !== null) {
-              const key = `${kind}: ${problem}`;
-              errorKinds[key] = (errorKinds[key] ?? 0) + 1;
-            }
+            const ms = performance.now() - at;
+            if (problem === null) record(at - start, ms, true);
+            else record(at - start, ms, false, `${kind}: ${problem}`);
           },
         ).finally(() => inflight.delete(p));
         inflight.add(p);
       }
+      const tick = performance.now();
       await new Promise((resolve) => setTimeout(resolve, 5));
+      trace.tick(performance.now() - tick - 5);
     }
     const drain = performance.now() + 15_000;
     while (inflight.size > 0 && performance.now() < drain) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     for (let i = inflight.size; i > 0; i--) {
-      samples.push({ at: seconds * 1000, ms: 15_000, ok: false, kind: "unfinished" });
-      errorKinds["unfinished 15 s after the load"] =
-        (errorKinds["unfinished 15 s after the load"] ?? 0) + 1;
+      record(seconds * 1000, 15_000, false, "unfinished 15 s after the load");
     }
 
     // 3. settle: everything the clients hold is closed, then the server is read again
@@ -198,25 +324,22 @@ async function soak(runtime: RuntimeName): Promise<SoakResult> {
     h2.close();
     agent.destroy();
     clearInterval(sampler);
+    trace.end();
     await new Promise((resolve) => setTimeout(resolve, 5_000));
     const after = usage();
     const alive = server.alive() && (await sanity(server.port, null)) === null;
 
-    const windowMs = seconds >= 300 ? 60_000 : (seconds * 1000) / 5;
-    const first = samples.filter((s) => s.ok && s.at < windowMs).map((s) => s.ms);
-    const last = samples.filter((s) => s.ok && s.at >= seconds * 1000 - windowMs).map((s) => s.ms);
-    const errors = samples.filter((s) => !s.ok).length;
     const result: SoakResult = {
       runtime,
       seconds,
       maxRps: Math.round(maxRps),
       rate,
-      requests: samples.length,
-      errors,
-      errorRate: samples.length === 0 ? 1 : errors / samples.length,
+      requests: total.requests,
+      errors: total.errors,
+      errorRate: total.requests === 0 ? 1 : total.errors / total.requests,
       errorKinds,
-      p99FirstMs: Math.round(p99(first) * 10) / 10,
-      p99LastMs: Math.round(p99(last) * 10) / 10,
+      p99FirstMs: round1(first.latency.quantile(0.99)),
+      p99LastMs: round1(last.latency.quantile(0.99)),
       drift: 0,
       window: seconds >= 300 ? "first/last minute" : "first/last fifth",
       before,
@@ -224,6 +347,7 @@ async function soak(runtime: RuntimeName): Promise<SoakResult> {
       peak,
       after,
       hostile: { ...hostile.counts },
+      trace: trace.points,
       alive,
       failures: [],
       notes: [],
@@ -360,6 +484,7 @@ for (const runtime of runtimes) {
       peak: { rssMib: null, fds: null },
       after: { rssMib: null, fds: null },
       hostile: {},
+      trace: [],
       alive: false,
       failures: [`the soak could not run: ${(error as Error).stack}`],
       notes: [],
