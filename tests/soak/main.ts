@@ -11,6 +11,11 @@
 //    open descriptors are read again from /proc/<pid>: RSS against its level after step 1 (the
 //    warmed server; growth from there is what a leak would show), descriptors against the start.
 //
+// Every 10 s of step 2 prints one line (and the JSON keeps it under `trace`): latencies of the
+// requests that finished, the client's event-loop lag, CPU and heap, the server's CPU per
+// request and RSS, and the machine's CPU pressure. A client that falls behind shows as lag with
+// a flat server; a server that degrades, as CPU per request or RSS that climbs.
+//
 // With --pin, client and server are pinned to different cores (taskset; two cores or more): the
 // client side (this process: the mixed load and the hostile clients) on CPU 0, the server on
 // CPU 1, so that an open-loop client that falls behind its schedule cannot be a client starved
@@ -66,6 +71,10 @@ function pinSelf(): boolean {
 
 const MIB = 1024 * 1024;
 const TRACE_MS = 10_000;
+/** Requests in flight at most; one due beyond that is an error. */
+const BACKLOG = 1024;
+const OVERFLOW = `client backlog over ${BACKLOG} (server too slow)`;
+const STALLED = `client backlog over ${BACKLOG} right after the client's own loop stalled`;
 const GOALS = { errorRate: 0.0001, drift: 0.2, rssMib: 20, fds: 10 };
 const GROSS = { rssMib: 256, fds: 100 };
 
@@ -287,14 +296,19 @@ async function soak(runtime: RuntimeName): Promise<SoakResult> {
     const start = performance.now();
     const end = start + seconds * 1000;
     trace.begin(start);
+    // A backlog that overflows right after the load loop woke up late is the client's own
+    // stall (the requests due meanwhile go out at once), not a slow server: both count as
+    // errors, under names that say which it was.
+    const stallMs = (BACKLOG / 2 / rate) * 1000;
     let issued = 0;
+    let lateMs = 0;
     while (performance.now() < end && server.alive()) {
       const due = Math.floor(((performance.now() - start) / 1000) * rate);
       for (; issued < due; issued++) {
         const at = start + (issued / rate) * 1000;
         const [kind, shot] = next();
-        if (inflight.size >= 1024) {
-          record(at - start, 0, false, "client backlog over 1024 (server too slow)");
+        if (inflight.size >= BACKLOG) {
+          record(at - start, 0, false, lateMs >= stallMs ? STALLED : OVERFLOW);
           continue;
         }
         const p: Promise<void> = shot(target).catch((error: Error) => `${error.message}`).then(
@@ -308,7 +322,8 @@ async function soak(runtime: RuntimeName): Promise<SoakResult> {
       }
       const tick = performance.now();
       await new Promise((resolve) => setTimeout(resolve, 5));
-      trace.tick(performance.now() - tick - 5);
+      lateMs = performance.now() - tick - 5;
+      trace.tick(lateMs);
     }
     const drain = performance.now() + 15_000;
     while (inflight.size > 0 && performance.now() < drain) {
