@@ -73,7 +73,7 @@ const MIB = 1024 * 1024;
 const TRACE_MS = 10_000;
 /** Requests in flight at most; one due beyond that is an error. */
 const BACKLOG = 1024;
-const OVERFLOW = `client backlog over ${BACKLOG} (server too slow)`;
+const OVERFLOW = `client backlog over ${BACKLOG} (client on schedule, answers late)`;
 const STALLED = `client backlog over ${BACKLOG} right after the client's own loop stalled`;
 const GOALS = { errorRate: 0.0001, drift: 0.2, rssMib: 20, fds: 10 };
 const GROSS = { rssMib: 256, fds: 100 };
