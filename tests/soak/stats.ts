@@ -20,6 +20,7 @@ function bucketOf(ms: number): number {
 
 function upperBound(bucket: number): number {
   if (bucket < LINEAR_BUCKETS) return (bucket + 1) * LINEAR_STEP_MS;
+  if (bucket === LINEAR_BUCKETS + LOG_BUCKETS) return Infinity; // everything past MAX_MS
   return LINEAR_MS * GROWTH ** (bucket - LINEAR_BUCKETS);
 }
 
