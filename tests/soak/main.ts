@@ -10,6 +10,8 @@
 // 3. settle: the load and the hostile clients stop and close; 5 s later the server's RSS and
 //    open descriptors are read again from /proc/<pid>: RSS against its level after step 1 (the
 //    warmed server; growth from there is what a leak would show), descriptors against the start.
+//    RSS is read once more 20 s after the load, for information: V8 gives back a heap sized for
+//    the load only after some seconds of low allocation, which the 5 s reading may not show.
 //
 // Every 10 s of step 2 prints one line (and the JSON keeps it under `trace`): latencies of the
 // requests that finished, the client's event-loop lag, CPU and heap, the server's CPU per
@@ -123,6 +125,11 @@ interface SoakResult {
   warm: Usage;
   peak: Usage;
   after: Usage;
+  /**
+   * 20 s after the load, read for information only (the goal is judged on `after`): V8 shrinks
+   * a heap sized for load once allocation has been low for some seconds, later than `after`.
+   */
+  idle: Usage;
   hostile: Record<string, number>;
   trace: TracePoint[];
   alive: boolean;
@@ -342,6 +349,8 @@ async function soak(runtime: RuntimeName): Promise<SoakResult> {
     trace.end();
     await new Promise((resolve) => setTimeout(resolve, 5_000));
     const after = usage();
+    await new Promise((resolve) => setTimeout(resolve, 15_000));
+    const idle = usage();
     const alive = server.alive() && (await sanity(server.port, null)) === null;
 
     const result: SoakResult = {
@@ -361,6 +370,7 @@ async function soak(runtime: RuntimeName): Promise<SoakResult> {
       warm,
       peak,
       after,
+      idle,
       hostile: { ...hostile.counts },
       trace: trace.points,
       alive,
@@ -431,9 +441,10 @@ function table(results: SoakResult[]): string {
       ...results.map((r) => `${(r.drift * 100).toFixed(0)} % (${r.window})`),
     ],
     [
-      "RSS MiB start / warmed / peak / after (goal: after ≤ warmed + 20)",
+      "RSS MiB start / warmed / peak / after (goal: after ≤ warmed + 20) / idle 20 s after",
       ...results.map((r) =>
-        `${r.before.rssMib} / ${r.warm.rssMib} / ${r.peak.rssMib} / ${r.after.rssMib}`
+        `${r.before.rssMib} / ${r.warm.rssMib} / ${r.peak.rssMib} / ${r.after.rssMib} / ` +
+        `${r.idle.rssMib}`
       ),
     ],
     [
@@ -498,6 +509,7 @@ for (const runtime of runtimes) {
       warm: { rssMib: null, fds: null },
       peak: { rssMib: null, fds: null },
       after: { rssMib: null, fds: null },
+      idle: { rssMib: null, fds: null },
       hostile: {},
       trace: [],
       alive: false,
