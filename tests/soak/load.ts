@@ -192,7 +192,11 @@ export class WsClients {
   async #roundTrip(ws: WebSocket): Promise<string | null> {
     const text = `soak ${this.#opened}-${Math.random()}`;
     const reply = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error("echo timeout")), 10_000);
+      // a listener left behind by a timed-out echo would run on every later message of the socket
+      const timer = setTimeout(() => {
+        ws.removeEventListener("message", onMessage);
+        reject(new Error("echo timeout"));
+      }, 10_000);
       const onMessage = (event: MessageEvent) => {
         if (event.data !== text) return;
         clearTimeout(timer);

@@ -10,6 +10,13 @@
 // 3. settle: the load and the hostile clients stop and close; 5 s later the server's RSS and
 //    open descriptors are read again from /proc/<pid>: RSS against its level after step 1 (the
 //    warmed server; growth from there is what a leak would show), descriptors against the start.
+//    RSS is read once more 20 s after the load, for information: V8 gives back a heap sized for
+//    the load only after some seconds of low allocation, which the 5 s reading may not show.
+//
+// Every 10 s of step 2 prints one line (and the JSON keeps it under `trace`): latencies of the
+// requests that finished, the client's event-loop lag, CPU and heap, the server's CPU per
+// request and RSS, and the machine's CPU pressure. A client that falls behind shows as lag with
+// a flat server; a server that degrades, as CPU per request or RSS that climbs.
 //
 // With --pin, client and server are pinned to different cores (taskset; two cores or more): the
 // client side (this process: the mixed load and the hostile clients) on CPU 0, the server on
@@ -28,7 +35,8 @@ import process from "node:process";
 import { parseArgs } from "node:util";
 import { learn, sanity } from "../fuzz/fuzz.ts";
 import { ensureNodeBuild, type RuntimeName, startFuzzServer } from "../fuzz/servers.ts";
-import { H2Client, Hostile, http1Shots, type Sample, schedule, WsClients } from "./load.ts";
+import { H2Client, Hostile, http1Shots, schedule, WsClients } from "./load.ts";
+import { Window } from "./stats.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -64,12 +72,39 @@ function pinSelf(): boolean {
 }
 
 const MIB = 1024 * 1024;
+const TRACE_MS = 10_000;
+/** Requests in flight at most; one due beyond that is an error. */
+const BACKLOG = 1024;
+const OVERFLOW = `client backlog over ${BACKLOG} (client on schedule, answers late)`;
+const STALLED = `client backlog over ${BACKLOG} right after the client's own loop stalled`;
 const GOALS = { errorRate: 0.0001, drift: 0.2, rssMib: 20, fds: 10 };
 const GROSS = { rssMib: 256, fds: 100 };
 
 interface Usage {
   rssMib: number | null;
   fds: number | null;
+}
+
+/** One TRACE_MS stretch of the load, by when its requests finished, client and server side. */
+interface TracePoint {
+  /** Seconds into the load at the end of the stretch. */
+  s: number;
+  requests: number;
+  errors: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  /** The client's longest event-loop stall: how late its 5 ms tick came. */
+  clientLagMs: number;
+  /** CPU time over wall time, 100 = one core. */
+  clientCpu: number;
+  clientHeapMib: number;
+  serverCpu: number;
+  /** Server CPU time per answered request. */
+  serverUsPerRequest: number;
+  serverRssMib: number | null;
+  /** Share of the last 10 s in which some task of the machine waited for a CPU (Linux PSI). */
+  cpuPressure: number | null;
 }
 
 interface SoakResult {
@@ -90,20 +125,124 @@ interface SoakResult {
   warm: Usage;
   peak: Usage;
   after: Usage;
+  /**
+   * 20 s after the load, read for information only (the goal is judged on `after`): V8 shrinks
+   * a heap sized for load once allocation has been low for some seconds, later than `after`.
+   */
+  idle: Usage;
   hostile: Record<string, number>;
+  trace: TracePoint[];
   alive: boolean;
   failures: string[];
   notes: string[];
 }
 
-function p99(values: number[]): number {
-  if (values.length === 0) return 0;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))];
+/** CPU time (user and system) of a process in ms, from /proc; null where it cannot be read. */
+function cpuMs(pid: number | "self"): number | null {
+  try {
+    // the fields after the command name, which is in parentheses and may hold spaces
+    const fields = Deno.readTextFileSync(`/proc/${pid}/stat`).split(") ")[1].split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10; // utime, stime in USER_HZ (100)
+  } catch {
+    return null;
+  }
+}
+
+/** The machine's CPU pressure, "some avg10" of /proc/pressure/cpu, in %; null without PSI. */
+function cpuPressure(): number | null {
+  try {
+    const match = /some avg10=([\d.]+)/.exec(Deno.readTextFileSync("/proc/pressure/cpu"));
+    return match === null ? null : Number(match[1]);
+  } catch {
+    return null;
+  }
+}
+
+function round1(n: number): number {
+  return Math.round(n * 10) / 10;
 }
 
 function mib(bytes: number | null): number | null {
   return bytes === null ? null : Math.round((bytes / MIB) * 10) / 10;
+}
+
+/**
+ * Every TRACE_MS of the load: the latencies of the requests that finished in it, and what client
+ * and server spent meanwhile, printed as one line, so that a slowdown shows on which side it
+ * began (a client that stalls or burns more CPU per request, or a server that does).
+ */
+class Tracer {
+  readonly points: TracePoint[] = [];
+  window = new Window();
+  #serverPid: number;
+  #serverRss: () => number | null;
+  #lag = 0;
+  #start = 0;
+  #from = { at: 0, client: 0, server: 0 };
+  #timer: ReturnType<typeof setInterval> | undefined;
+
+  constructor(serverPid: number, serverRss: () => number | null) {
+    this.#serverPid = serverPid;
+    this.#serverRss = serverRss;
+  }
+
+  begin(start: number): void {
+    this.#start = start;
+    this.#from = this.#now();
+    this.#timer = setInterval(() => this.#close(), TRACE_MS);
+  }
+
+  /** How late the load loop's timer fired. */
+  tick(lateMs: number): void {
+    if (lateMs > this.#lag) this.#lag = lateMs;
+  }
+
+  end(): void {
+    clearInterval(this.#timer);
+  }
+
+  #now() {
+    return {
+      at: performance.now(),
+      client: cpuMs("self") ?? 0,
+      server: cpuMs(this.#serverPid) ?? 0,
+    };
+  }
+
+  #close(): void {
+    const now = this.#now();
+    const wall = now.at - this.#from.at;
+    const w = this.window;
+    const answered = w.latency.count;
+    const point: TracePoint = {
+      s: Math.round((now.at - this.#start) / 1000),
+      requests: w.requests,
+      errors: w.errors,
+      p50Ms: round1(w.latency.quantile(0.5)),
+      p99Ms: round1(w.latency.quantile(0.99)),
+      maxMs: round1(w.latency.max),
+      clientLagMs: round1(this.#lag),
+      clientCpu: Math.round(((now.client - this.#from.client) / wall) * 100),
+      clientHeapMib: round1(Deno.memoryUsage().heapUsed / MIB),
+      serverCpu: Math.round(((now.server - this.#from.server) / wall) * 100),
+      serverUsPerRequest: answered === 0
+        ? 0
+        : Math.round(((now.server - this.#from.server) * 1000) / answered),
+      serverRssMib: mib(this.#serverRss()),
+      cpuPressure: cpuPressure(),
+    };
+    this.points.push(point);
+    console.log(
+      `  ${point.s} s: ${point.requests} req, ${point.errors} errors, p50 ${point.p50Ms} / p99 ` +
+        `${point.p99Ms} / max ${point.maxMs} ms | client: lag ${point.clientLagMs} ms, CPU ` +
+        `${point.clientCpu} %, heap ${point.clientHeapMib} MiB | server: CPU ${point.serverCpu} %, ` +
+        `${point.serverUsPerRequest} µs/req, RSS ${point.serverRssMib} MiB | machine: CPU ` +
+        `pressure ${point.cpuPressure ?? "?"} %`,
+    );
+    this.window = new Window();
+    this.#lag = 0;
+    this.#from = now;
+  }
 }
 
 async function soak(runtime: RuntimeName): Promise<SoakResult> {
@@ -139,8 +278,19 @@ async function soak(runtime: RuntimeName): Promise<SoakResult> {
 
     // 2. the load, open loop at `rate`, with hostile clients
     hostile.start();
-    const samples: Sample[] = [];
+    const windowMs = seconds >= 300 ? 60_000 : (seconds * 1000) / 5;
+    const total = new Window();
+    const first = new Window();
+    const last = new Window();
     const errorKinds: Record<string, number> = {};
+    const trace = new Tracer(server.pid, () => server.rss());
+    const record = (at: number, ms: number, ok: boolean, problem?: string) => {
+      total.record(ms, ok);
+      trace.window.record(ms, ok);
+      if (at < windowMs) first.record(ms, ok);
+      if (at >= seconds * 1000 - windowMs) last.record(ms, ok);
+      if (problem !== undefined) errorKinds[problem] = (errorKinds[problem] ?? 0) + 1;
+    };
     const peak: Usage = { ...before };
     const sampler = setInterval(() => {
       const now = usage();
@@ -152,44 +302,42 @@ async function soak(runtime: RuntimeName): Promise<SoakResult> {
     const inflight = new Set<Promise<void>>();
     const start = performance.now();
     const end = start + seconds * 1000;
+    trace.begin(start);
+    // A backlog that overflows right after the load loop woke up late is the client's own
+    // stall (the requests due meanwhile go out at once), not a slow server: both count as
+    // errors, under names that say which it was.
+    const stallMs = (BACKLOG / 2 / rate) * 1000;
     let issued = 0;
+    let lateMs = 0;
     while (performance.now() < end && server.alive()) {
       const due = Math.floor(((performance.now() - start) / 1000) * rate);
       for (; issued < due; issued++) {
         const at = start + (issued / rate) * 1000;
         const [kind, shot] = next();
-        if (inflight.size >= 1024) {
-          samples.push({ at: at - start, ms: 0, ok: false, kind });
-          errorKinds["client backlog over 1024 (server too slow)"] =
-            (errorKinds["client backlog over 1024 (server too slow)"] ?? 0) + 1;
+        if (inflight.size >= BACKLOG) {
+          record(at - start, 0, false, lateMs >= stallMs ? STALLED : OVERFLOW);
           continue;
         }
         const p: Promise<void> = shot(target).catch((error: Error) => `${error.message}`).then(
           (problem) => {
-            samples.push({
-              at: at - start,
-              ms: performance.now() - at,
-              ok: problem === null,
-              kind,
-            });
-            if (problem !== null) {
-              const key = `${kind}: ${problem}`;
-              errorKinds[key] = (errorKinds[key] ?? 0) + 1;
-            }
+            const ms = performance.now() - at;
+            if (problem === null) record(at - start, ms, true);
+            else record(at - start, ms, false, `${kind}: ${problem}`);
           },
         ).finally(() => inflight.delete(p));
         inflight.add(p);
       }
+      const tick = performance.now();
       await new Promise((resolve) => setTimeout(resolve, 5));
+      lateMs = performance.now() - tick - 5;
+      trace.tick(lateMs);
     }
     const drain = performance.now() + 15_000;
     while (inflight.size > 0 && performance.now() < drain) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     for (let i = inflight.size; i > 0; i--) {
-      samples.push({ at: seconds * 1000, ms: 15_000, ok: false, kind: "unfinished" });
-      errorKinds["unfinished 15 s after the load"] =
-        (errorKinds["unfinished 15 s after the load"] ?? 0) + 1;
+      record(seconds * 1000, 15_000, false, "unfinished 15 s after the load");
     }
 
     // 3. settle: everything the clients hold is closed, then the server is read again
@@ -198,32 +346,33 @@ async function soak(runtime: RuntimeName): Promise<SoakResult> {
     h2.close();
     agent.destroy();
     clearInterval(sampler);
+    trace.end();
     await new Promise((resolve) => setTimeout(resolve, 5_000));
     const after = usage();
+    await new Promise((resolve) => setTimeout(resolve, 15_000));
+    const idle = usage();
     const alive = server.alive() && (await sanity(server.port, null)) === null;
 
-    const windowMs = seconds >= 300 ? 60_000 : (seconds * 1000) / 5;
-    const first = samples.filter((s) => s.ok && s.at < windowMs).map((s) => s.ms);
-    const last = samples.filter((s) => s.ok && s.at >= seconds * 1000 - windowMs).map((s) => s.ms);
-    const errors = samples.filter((s) => !s.ok).length;
     const result: SoakResult = {
       runtime,
       seconds,
       maxRps: Math.round(maxRps),
       rate,
-      requests: samples.length,
-      errors,
-      errorRate: samples.length === 0 ? 1 : errors / samples.length,
+      requests: total.requests,
+      errors: total.errors,
+      errorRate: total.requests === 0 ? 1 : total.errors / total.requests,
       errorKinds,
-      p99FirstMs: Math.round(p99(first) * 10) / 10,
-      p99LastMs: Math.round(p99(last) * 10) / 10,
+      p99FirstMs: round1(first.latency.quantile(0.99)),
+      p99LastMs: round1(last.latency.quantile(0.99)),
       drift: 0,
       window: seconds >= 300 ? "first/last minute" : "first/last fifth",
       before,
       warm,
       peak,
       after,
+      idle,
       hostile: { ...hostile.counts },
+      trace: trace.points,
       alive,
       failures: [],
       notes: [],
@@ -292,9 +441,10 @@ function table(results: SoakResult[]): string {
       ...results.map((r) => `${(r.drift * 100).toFixed(0)} % (${r.window})`),
     ],
     [
-      "RSS MiB start / warmed / peak / after (goal: after ≤ warmed + 20)",
+      "RSS MiB start / warmed / peak / after (goal: after ≤ warmed + 20) / idle 20 s after",
       ...results.map((r) =>
-        `${r.before.rssMib} / ${r.warm.rssMib} / ${r.peak.rssMib} / ${r.after.rssMib}`
+        `${r.before.rssMib} / ${r.warm.rssMib} / ${r.peak.rssMib} / ${r.after.rssMib} / ` +
+        `${r.idle.rssMib}`
       ),
     ],
     [
@@ -359,7 +509,9 @@ for (const runtime of runtimes) {
       warm: { rssMib: null, fds: null },
       peak: { rssMib: null, fds: null },
       after: { rssMib: null, fds: null },
+      idle: { rssMib: null, fds: null },
       hostile: {},
+      trace: [],
       alive: false,
       failures: [`the soak could not run: ${(error as Error).stack}`],
       notes: [],
