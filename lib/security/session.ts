@@ -399,7 +399,6 @@ export function session(options: SessionOptions): Middleware<SessionVariables> {
       if (store !== undefined && loaded.id !== undefined) await store.delete(loaded.id);
       if (loaded.value !== undefined || getCookie(ctx, name) !== undefined) {
         deleteCookie(ctx, name, cookie);
-        return res;
       }
       return res;
     }
