@@ -1,7 +1,7 @@
 // The schema nodes' types and the registry of built nodes: what the builder (schema.ts) makes
 // and the checker, generator, decoder and encoder read. Internal; schema.ts re-exports the types.
 import type { Infer, StandardSchemaV1, StandardSchemaV1Props } from "./standard_schema.ts";
-import type { Decodable, DecodeOptions, DecodeResult } from "./json_error.ts";
+import type { Decodable } from "./json_error.ts";
 
 /** A JSON scalar. */
 export type JsonPrimitive = string | number | boolean | null;
@@ -38,12 +38,6 @@ export interface Schema<T = unknown> extends StandardSchemaV1<T, T>, Decodable<T
   readonly kind: SchemaKind;
   /** The Standard Schema v1 properties (vendor `"weft"`). */
   readonly "~standard": StandardSchemaV1Props<T, T>;
-  /** Decodes JSON bytes or text against this schema (what `ctx.decode()` calls). */
-  readonly "~decode": (
-    data: Uint8Array | string,
-    contentType?: string | null,
-    options?: DecodeOptions,
-  ) => DecodeResult<T>;
 }
 
 /**

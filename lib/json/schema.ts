@@ -134,10 +134,7 @@ function node<T extends SchemaNode>(fields: Record<string, any> & { kind: T["kin
     enumerable: false,
   });
   Object.defineProperty(schema, "~decode", {
-    value: (data: Uint8Array | string, contentType?: string | null, options?: DecodeOptions) => {
-      expectJson(contentType);
-      return decode(data, schema as unknown as SchemaNode, options);
-    },
+    value: decoderOf(schema as unknown as SchemaNode),
     enumerable: false,
   });
   // The encoder travels with the schema too (what `ctx.json(value, { schema })` calls), so the
@@ -148,6 +145,14 @@ function node<T extends SchemaNode>(fields: Record<string, any> & { kind: T["kin
   });
   built(Object.freeze(schema));
   return schema as unknown as T;
+}
+
+// What `ctx.decode()` calls: a body of a JSON media type (or of none) decoded against `target`.
+function decoderOf(target: StandardSchemaV1): Decodable["~decode"] {
+  return (data: Uint8Array | string, contentType?: string | null, options?: DecodeOptions) => {
+    expectJson(contentType);
+    return decode(data, target, options);
+  };
 }
 
 function expectSchema(value: unknown, where: string): void {
@@ -302,14 +307,7 @@ export const schema: SchemaBuilder = {
     }
     return Object.freeze({
       "~standard": validator["~standard"],
-      "~decode": (
-        data: Uint8Array | string,
-        contentType?: string | null,
-        options?: DecodeOptions,
-      ) => {
-        expectJson(contentType);
-        return decode(data, validator, options);
-      },
+      "~decode": decoderOf(validator),
     }) as unknown as DecodableValidator<S>;
   },
 };
