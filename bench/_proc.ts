@@ -1,5 +1,6 @@
 // Process measurements and bookkeeping shared by the load benchmarks (bench/_load.ts,
-// bench/static).
+// bench/static). CPU times come from ./_cpu.ts, which has no side effect on import.
+export { cpuTicks, TICKS_PER_SECOND } from "./_cpu.ts";
 
 const running = new Set<Deno.ChildProcess>();
 
@@ -43,16 +44,6 @@ export async function stop(child: Deno.ChildProcess): Promise<void> {
   await child.status;
   clearTimeout(timer);
   running.delete(child);
-}
-
-/** Clock ticks per second of /proc/<pid>/stat's CPU times (USER_HZ on Linux). */
-export const TICKS_PER_SECOND = 100;
-
-/** The CPU time a process has used so far, in clock ticks (utime + stime). */
-export async function cpuTicks(pid: number): Promise<number> {
-  const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return Number(fields[11]) + Number(fields[12]); // fields 14 and 15 of proc(5)
 }
 
 /** The median of a non-empty list. */

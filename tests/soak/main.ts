@@ -37,6 +37,7 @@ import { learn, sanity } from "../fuzz/fuzz.ts";
 import { ensureNodeBuild, type RuntimeName, startFuzzServer } from "../fuzz/servers.ts";
 import { H2Client, Hostile, http1Shots, schedule, WsClients } from "./load.ts";
 import { Window } from "./stats.ts";
+import { cpuTicksSync, TICKS_PER_SECOND } from "../../bench/_cpu.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -140,9 +141,7 @@ interface SoakResult {
 /** CPU time (user and system) of a process in ms, from /proc; null where it cannot be read. */
 function cpuMs(pid: number | "self"): number | null {
   try {
-    // the fields after the command name, which is in parentheses and may hold spaces
-    const fields = Deno.readTextFileSync(`/proc/${pid}/stat`).split(") ")[1].split(" ");
-    return (Number(fields[11]) + Number(fields[12])) * 10; // utime, stime in USER_HZ (100)
+    return cpuTicksSync(pid) * 1000 / TICKS_PER_SECOND;
   } catch {
     return null;
   }
@@ -163,7 +162,7 @@ function round1(n: number): number {
 }
 
 function mib(bytes: number | null): number | null {
-  return bytes === null ? null : Math.round((bytes / MIB) * 10) / 10;
+  return bytes === null ? null : round1(bytes / MIB);
 }
 
 /**
