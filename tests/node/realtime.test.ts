@@ -20,7 +20,7 @@ import {
 import { redisTransport } from "weft/redis";
 import * as weft from "weft";
 import { eventually, terminate, withDeadline } from "../_deadline.ts";
-import { burstCases, slowSubscriberCases } from "../realtime/slow_subscriber_cases.ts";
+import { slowSubscriberCases } from "../realtime/slow_subscriber_cases.ts";
 import { stalledStream } from "../conformance/sse_cases.ts";
 import { RUNTIME_DIFFERENCES } from "./runtime_differences.ts";
 
@@ -230,7 +230,7 @@ describe("broadcastChannelTransport() on Node", () => {
 });
 
 describe("a WebSocket subscriber that stops reading (tests/realtime/slow_subscriber_cases.ts)", () => {
-  for (const [name, run] of Object.entries({ ...slowSubscriberCases, ...burstCases })) {
+  for (const [name, run] of Object.entries(slowSubscriberCases)) {
     test(`on Node: ${name}`, () => run(weft as never), 60_000);
   }
 });

@@ -173,8 +173,10 @@ async function publishUntil(
   return published;
 }
 
-/** The cases, by name; each takes the weft module under test. */
-export const slowSubscriberCases: Record<string, (weft: typeof Weft) => Promise<void>> = {
+type Cases = Record<string, (weft: typeof Weft) => Promise<void>>;
+
+// A subscriber that stops reading, alone.
+const stalledCases: Cases = {
   async "topics.attach(): a WebSocket client that stops reading is closed with 1013 before its bufferedAmount passes the high-water mark"(
     weft,
   ) {
@@ -313,8 +315,8 @@ function publishBurst(topics: Weft.Topics, round: number): Promise<unknown> {
   return Promise.all(published);
 }
 
-/** The cases of a burst to many subscribers, among them one that stops reading. */
-export const burstCases: Record<string, (weft: typeof Weft) => Promise<void>> = {
+// A burst to many subscribers, among them one that stops reading.
+const burstCases: Cases = {
   async "topics.attach(): a burst to several clients and one that stops reading reaches each reading client whole and in order, its close frame last"(
     weft,
   ) {
@@ -371,3 +373,6 @@ export const burstCases: Record<string, (weft: typeof Weft) => Promise<void>> = 
     }
   },
 };
+
+/** The cases, by name; each takes the weft module under test. */
+export const slowSubscriberCases: Cases = { ...stalledCases, ...burstCases };
