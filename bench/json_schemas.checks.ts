@@ -5,26 +5,25 @@ import { CHECK_HELPERS as H, precompiled } from "../lib/json/mod.ts";
 import * as schemas from "./json_schemas.ts";
 
 const K: any[] = [];
-const isArray = Array.isArray, hasOwn = Object.hasOwn;
 
-function c3(v: any, d: number): boolean {
-  if (typeof v !== "object" || v === null || isArray(v)) return false;
+function c3(v: any): boolean {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   const x0 = v.id;
   if (!(Number.isSafeInteger(x0))) return false;
   const x1 = v.name;
   if (!(typeof x1 === "string")) return false;
   return true;
 }
-function c4(v: any, d: number): boolean {
-  if (!isArray(v)) return false;
+function c4(v: any): boolean {
+  if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!(typeof x === "string")) return false;
   }
   return true;
 }
-function c2(v: any, d: number): boolean {
-  if (typeof v !== "object" || v === null || isArray(v)) return false;
+function c2(v: any): boolean {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   const x0 = v.ts;
   if (!(Number.isSafeInteger(x0))) return false;
   const x1 = v.level;
@@ -32,23 +31,23 @@ function c2(v: any, d: number): boolean {
   const x2 = v.message;
   if (!(typeof x2 === "string")) return false;
   const x3 = v.user;
-  if (!((x3 === null || c3(x3, d + 1)))) return false;
+  if (!((x3 === null || c3(x3)))) return false;
   const x4 = v.durationMs;
   if (!(typeof x4 === "number" && x4 - x4 === 0)) return false;
   const x5 = v.tags;
-  if (!(c4(x5, d + 1))) return false;
+  if (!(c4(x5))) return false;
   return true;
 }
-function c1(v: any, d: number): boolean {
-  if (!isArray(v)) return false;
+function c1(v: any): boolean {
+  if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    if (!(c2(x, d + 1))) return false;
+    if (!(c2(x))) return false;
   }
   return true;
 }
-function c7(v: any, d: number): boolean {
-  if (typeof v !== "object" || v === null || isArray(v)) return false;
+function c7(v: any): boolean {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   const x0 = v.line1;
   if (!(typeof x0 === "string")) return false;
   const x1 = v.line2;
@@ -61,16 +60,16 @@ function c7(v: any, d: number): boolean {
   if (!((x4 === "CH" || x4 === "DE" || x4 === "FR" || x4 === "IT" || x4 === "AT"))) return false;
   return true;
 }
-function c8(v: any, d: number): boolean {
-  if (!isArray(v)) return false;
+function c8(v: any): boolean {
+  if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!(typeof x === "string")) return false;
   }
   return true;
 }
-function c6(v: any, d: number): boolean {
-  if (typeof v !== "object" || v === null || isArray(v)) return false;
+function c6(v: any): boolean {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   const x0 = v.id;
   if (!(Number.isSafeInteger(x0))) return false;
   const x1 = v.name;
@@ -80,21 +79,21 @@ function c6(v: any, d: number): boolean {
   const x3 = v.vip;
   if (!(typeof x3 === "boolean")) return false;
   const x4 = v.address;
-  if (!(c7(x4, d + 1))) return false;
+  if (!(c7(x4))) return false;
   const x5 = v.tags;
-  if (!(c8(x5, d + 1))) return false;
+  if (!(c8(x5))) return false;
   return true;
 }
-function c11(v: any, d: number): boolean {
-  if (typeof v !== "object" || v === null || isArray(v)) return false;
+function c11(v: any): boolean {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   for (const k in v) {
     const x = v[k];
-    if (!(typeof x === "string") && hasOwn(v, k)) return false;
+    if (!(typeof x === "string") && Object.hasOwn(v, k)) return false;
   }
   return true;
 }
-function c10(v: any, d: number): boolean {
-  if (typeof v !== "object" || v === null || isArray(v)) return false;
+function c10(v: any): boolean {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   const x0 = v.sku;
   if (!(typeof x0 === "string")) return false;
   const x1 = v.name;
@@ -106,19 +105,19 @@ function c10(v: any, d: number): boolean {
   const x4 = v.discount;
   if (!((x4 === null || typeof x4 === "number" && x4 - x4 === 0))) return false;
   const x5 = v.attributes;
-  if (!(c11(x5, d + 1))) return false;
+  if (!(c11(x5))) return false;
   return true;
 }
-function c9(v: any, d: number): boolean {
-  if (!isArray(v)) return false;
+function c9(v: any): boolean {
+  if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    if (!(c10(x, d + 1))) return false;
+    if (!(c10(x))) return false;
   }
   return true;
 }
-function c13(v: any, d: number): boolean {
-  if (typeof v !== "object" || v === null || isArray(v)) return false;
+function c13(v: any): boolean {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   const x0 = v.method;
   if (!(x0 === "card")) return false;
   const x1 = v.brand;
@@ -129,33 +128,33 @@ function c13(v: any, d: number): boolean {
   if (!(Number.isSafeInteger(x3))) return false;
   return true;
 }
-function c14(v: any, d: number): boolean {
-  if (typeof v !== "object" || v === null || isArray(v)) return false;
+function c14(v: any): boolean {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   const x0 = v.method;
   if (!(x0 === "invoice")) return false;
   const x1 = v.dueDays;
   if (!(Number.isSafeInteger(x1))) return false;
   return true;
 }
-function c12(v: any, d: number): boolean {
-  if (typeof v !== "object" || v === null || isArray(v)) return false;
+function c12(v: any): boolean {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   const t = v.method;
-  if (t === "card") return c13(v, d);
-  if (t === "invoice") return c14(v, d);
+  if (t === "card") return c13(v);
+  if (t === "invoice") return c14(v);
   return false;
 }
-function c15(v: any, d: number): boolean {
-  if (typeof v !== "object" || v === null || isArray(v)) return false;
+function c15(v: any): boolean {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   const x0 = v.carrier;
   if (!(typeof x0 === "string")) return false;
   const x1 = v.tracking;
   if (!((x1 === null || typeof x1 === "string"))) return false;
   const x2 = v.address;
-  if (!(c7(x2, d + 1))) return false;
+  if (!(c7(x2))) return false;
   return true;
 }
-function c16(v: any, d: number): boolean {
-  if (typeof v !== "object" || v === null || isArray(v)) return false;
+function c16(v: any): boolean {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   const x0 = v.subtotal;
   if (!(typeof x0 === "number" && x0 - x0 === 0)) return false;
   const x1 = v.tax;
@@ -168,8 +167,8 @@ function c16(v: any, d: number): boolean {
   if (!(x4 === "CHF")) return false;
   return true;
 }
-function c5(v: any, d: number): boolean {
-  if (typeof v !== "object" || v === null || isArray(v)) return false;
+function c5(v: any): boolean {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   const x0 = v.id;
   if (!(typeof x0 === "string")) return false;
   const x1 = v.createdAt;
@@ -177,21 +176,21 @@ function c5(v: any, d: number): boolean {
   const x2 = v.status;
   if (!((x2 === "pending" || x2 === "paid" || x2 === "shipped" || x2 === "cancelled"))) return false;
   const x3 = v.customer;
-  if (!(c6(x3, d + 1))) return false;
+  if (!(c6(x3))) return false;
   const x4 = v.items;
-  if (!(c9(x4, d + 1))) return false;
+  if (!(c9(x4))) return false;
   const x5 = v.payment;
-  if (!(c12(x5, d + 1))) return false;
+  if (!(c12(x5))) return false;
   const x6 = v.shipping;
-  if (!(c15(x6, d + 1))) return false;
+  if (!(c15(x6))) return false;
   const x7 = v.totals;
-  if (!(c16(x7, d + 1))) return false;
+  if (!(c16(x7))) return false;
   const x8 = v.note;
   if (!((x8 === undefined || typeof x8 === "string"))) return false;
   return true;
 }
-function c19(v: any, d: number): boolean {
-  if (typeof v !== "object" || v === null || isArray(v)) return false;
+function c19(v: any): boolean {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   const x0 = v.line1;
   if (!((typeof x0 === "string" && (x0.length >= 2 || x0.length >= 1 && H.codePoints(x0) >= 1) && (x0.length <= 200 || H.codePoints(x0) <= 200)))) return false;
   const x1 = v.line2;
@@ -204,8 +203,8 @@ function c19(v: any, d: number): boolean {
   if (!((x4 === "CH" || x4 === "DE" || x4 === "FR" || x4 === "IT" || x4 === "AT"))) return false;
   return true;
 }
-function c20(v: any, d: number): boolean {
-  if (!isArray(v)) return false;
+function c20(v: any): boolean {
+  if (!Array.isArray(v)) return false;
   if (v.length > 20) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -213,8 +212,8 @@ function c20(v: any, d: number): boolean {
   }
   return true;
 }
-function c18(v: any, d: number): boolean {
-  if (typeof v !== "object" || v === null || isArray(v)) return false;
+function c18(v: any): boolean {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   const x0 = v.id;
   if (!((Number.isSafeInteger(x0) && x0 >= 0 && x0 <= 1000000))) return false;
   const x1 = v.name;
@@ -224,23 +223,23 @@ function c18(v: any, d: number): boolean {
   const x3 = v.vip;
   if (!(typeof x3 === "boolean")) return false;
   const x4 = v.address;
-  if (!(c19(x4, d + 1))) return false;
+  if (!(c19(x4))) return false;
   const x5 = v.tags;
-  if (!(c20(x5, d + 1))) return false;
+  if (!(c20(x5))) return false;
   return true;
 }
-function c23(v: any, d: number): boolean {
-  if (typeof v !== "object" || v === null || isArray(v)) return false;
+function c23(v: any): boolean {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let n = 0;
   for (const k in v) {
     const x = v[k];
-    if (!((typeof x === "string" && (x.length >= 2 || x.length >= 1 && H.codePoints(x) >= 1) && (x.length <= 40 || H.codePoints(x) <= 40))) && hasOwn(v, k)) return false;
-    if (hasOwn(v, k) && ++n > 20) return false;
+    if (!((typeof x === "string" && (x.length >= 2 || x.length >= 1 && H.codePoints(x) >= 1) && (x.length <= 40 || H.codePoints(x) <= 40))) && Object.hasOwn(v, k)) return false;
+    if (Object.hasOwn(v, k) && ++n > 20) return false;
   }
   return true;
 }
-function c22(v: any, d: number): boolean {
-  if (typeof v !== "object" || v === null || isArray(v)) return false;
+function c22(v: any): boolean {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   const x0 = v.sku;
   if (!((typeof x0 === "string" && (x0.length >= 2 || x0.length >= 1 && H.codePoints(x0) >= 1) && (x0.length <= 32 || H.codePoints(x0) <= 32)))) return false;
   const x1 = v.name;
@@ -252,20 +251,20 @@ function c22(v: any, d: number): boolean {
   const x4 = v.discount;
   if (!((x4 === null || (typeof x4 === "number" && x4 - x4 === 0 && x4 >= 0 && x4 <= 1)))) return false;
   const x5 = v.attributes;
-  if (!(c23(x5, d + 1))) return false;
+  if (!(c23(x5))) return false;
   return true;
 }
-function c21(v: any, d: number): boolean {
-  if (!isArray(v)) return false;
+function c21(v: any): boolean {
+  if (!Array.isArray(v)) return false;
   if (v.length > 100) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    if (!(c22(x, d + 1))) return false;
+    if (!(c22(x))) return false;
   }
   return true;
 }
-function c25(v: any, d: number): boolean {
-  if (typeof v !== "object" || v === null || isArray(v)) return false;
+function c25(v: any): boolean {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   const x0 = v.method;
   if (!(x0 === "card")) return false;
   const x1 = v.brand;
@@ -276,33 +275,33 @@ function c25(v: any, d: number): boolean {
   if (!((Number.isSafeInteger(x3) && x3 >= 1 && x3 <= 12))) return false;
   return true;
 }
-function c26(v: any, d: number): boolean {
-  if (typeof v !== "object" || v === null || isArray(v)) return false;
+function c26(v: any): boolean {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   const x0 = v.method;
   if (!(x0 === "invoice")) return false;
   const x1 = v.dueDays;
   if (!((Number.isSafeInteger(x1) && x1 >= 0 && x1 <= 365))) return false;
   return true;
 }
-function c24(v: any, d: number): boolean {
-  if (typeof v !== "object" || v === null || isArray(v)) return false;
+function c24(v: any): boolean {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   const t = v.method;
-  if (t === "card") return c25(v, d);
-  if (t === "invoice") return c26(v, d);
+  if (t === "card") return c25(v);
+  if (t === "invoice") return c26(v);
   return false;
 }
-function c27(v: any, d: number): boolean {
-  if (typeof v !== "object" || v === null || isArray(v)) return false;
+function c27(v: any): boolean {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   const x0 = v.carrier;
   if (!((typeof x0 === "string" && (x0.length >= 2 || x0.length >= 1 && H.codePoints(x0) >= 1) && (x0.length <= 200 || H.codePoints(x0) <= 200)))) return false;
   const x1 = v.tracking;
   if (!((x1 === null || (typeof x1 === "string" && (x1.length >= 2 || x1.length >= 1 && H.codePoints(x1) >= 1) && (x1.length <= 64 || H.codePoints(x1) <= 64))))) return false;
   const x2 = v.address;
-  if (!(c19(x2, d + 1))) return false;
+  if (!(c19(x2))) return false;
   return true;
 }
-function c28(v: any, d: number): boolean {
-  if (typeof v !== "object" || v === null || isArray(v)) return false;
+function c28(v: any): boolean {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   const x0 = v.subtotal;
   if (!((typeof x0 === "number" && x0 - x0 === 0 && x0 >= 0 && x0 <= 1000000))) return false;
   const x1 = v.tax;
@@ -315,8 +314,8 @@ function c28(v: any, d: number): boolean {
   if (!(x4 === "CHF")) return false;
   return true;
 }
-function c17(v: any, d: number): boolean {
-  if (typeof v !== "object" || v === null || isArray(v)) return false;
+function c17(v: any): boolean {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   const x0 = v.id;
   if (!((typeof x0 === "string" && (x0.length >= 2 || x0.length >= 1 && H.codePoints(x0) >= 1) && (x0.length <= 64 || H.codePoints(x0) <= 64)))) return false;
   const x1 = v.createdAt;
@@ -324,15 +323,15 @@ function c17(v: any, d: number): boolean {
   const x2 = v.status;
   if (!((x2 === "pending" || x2 === "paid" || x2 === "shipped" || x2 === "cancelled"))) return false;
   const x3 = v.customer;
-  if (!(c18(x3, d + 1))) return false;
+  if (!(c18(x3))) return false;
   const x4 = v.items;
-  if (!(c21(x4, d + 1))) return false;
+  if (!(c21(x4))) return false;
   const x5 = v.payment;
-  if (!(c24(x5, d + 1))) return false;
+  if (!(c24(x5))) return false;
   const x6 = v.shipping;
-  if (!(c27(x6, d + 1))) return false;
+  if (!(c27(x6))) return false;
   const x7 = v.totals;
-  if (!(c28(x7, d + 1))) return false;
+  if (!(c28(x7))) return false;
   const x8 = v.note;
   if (!((x8 === undefined || (typeof x8 === "string" && (x8.length >= 2 || x8.length >= 1 && H.codePoints(x8) >= 1) && (x8.length <= 500 || H.codePoints(x8) <= 500))))) return false;
   return true;

@@ -101,7 +101,6 @@ export function generateChecks(exports: Record<string, unknown>, options: Genera
     `import * as schemas from ${str(options.schemas)};`,
     "",
     `const K: any[] = ${writer.constantsSource};`,
-    writer.prelude,
     "",
     ...writer.functions,
     ...lines,

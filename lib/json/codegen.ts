@@ -112,7 +112,9 @@ function plain(s: Schema): boolean {
   }
 }
 
-const OBJECT = (v: string) => `typeof ${v} !== "object" || ${v} === null || isArray(${v})`;
+// Generated code calls the built-ins by their global names: V8 inlines `Array.isArray` read that
+// way, and not through a closure's constant (bench "decode 2 KiB", docs/architecture.md).
+const OBJECT = (v: string) => `typeof ${v} !== "object" || ${v} === null || Array.isArray(${v})`;
 
 /**
  * Writes the functions of checks and projections, one for each array, record, object and union
@@ -144,18 +146,13 @@ export class Writer {
     return `[${this.#constants.map((c) => c.code).join(", ")}]`;
   }
 
-  /** The declarations every piece of generated code starts with. */
-  get prelude(): string {
-    return "const isArray = Array.isArray, hasOwn = Object.hasOwn;";
-  }
-
   /** Writes the check of `schema` at the root; returns its function's name. */
   check(schema: Schema): string {
     this.#deep = height(schema) > MAX_DEPTH;
     const named = this.#function(schema);
     if (named !== undefined) return named;
     const name = this.#name("c");
-    this.#emit(name, "v, d", "boolean", [`  return ${this.#test(schema, "v", "d")};`]);
+    this.#emit(name, this.#params, "boolean", [`  return ${this.#test(schema, "v", "d")};`]);
     return name;
   }
 
@@ -167,6 +164,16 @@ export class Writer {
     const y = this.#projectInto(schema, "v", lines);
     this.#emit(name, "v", "unknown", [...lines, `  return ${y};`]);
     return name;
+  }
+
+  // A check takes the depth only where the schema can be deeper than the limit (then it tests
+  // it): fewer bytecodes let V8 inline more of a check into its caller (bench "decode 2 KiB").
+  get #params(): string {
+    return this.#deep ? "v, d" : "v";
+  }
+
+  #call(name: string, x: string, d: string): string {
+    return this.#deep ? `${name}(${x}, ${d})` : `${name}(${x})`;
   }
 
   #name(prefix: string): string {
@@ -188,7 +195,7 @@ export class Writer {
 
   // The expression of member `key` of `v` (own members only, for names Object.prototype has).
   #member(v: string, key: string): string {
-    if (inherited(key)) return `(hasOwn(${v}, ${str(key)}) ? ${v}[${str(key)}] : undefined)`;
+    if (inherited(key)) return `(Object.hasOwn(${v}, ${str(key)}) ? ${v}[${str(key)}] : undefined)`;
     return IDENTIFIER.test(key) ? `${v}.${key}` : `${v}[${str(key)}]`;
   }
 
@@ -254,7 +261,7 @@ export class Writer {
       case "nullable":
         return `(${x} === null || ${this.#test(s.inner as Schema, x, d)})`;
       default:
-        return `${this.#function(s)!}(${x}, ${d})`;
+        return this.#call(this.#function(s)!, x, d);
     }
   }
 
@@ -273,7 +280,7 @@ export class Writer {
     switch (s.kind) {
       case "array":
         body = [
-          "  if (!isArray(v)) return false;",
+          "  if (!Array.isArray(v)) return false;",
           ...deep,
           ...this.#counts(s, "return false"),
           "  for (let i = 0; i < v.length; i++) {",
@@ -290,10 +297,10 @@ export class Writer {
         body = this.#object(s, deep);
         break;
       case "union":
-        body = this.#union(s, (variant) => `${this.#function(variant)!}(v, d)`, "false");
+        body = this.#union(s, (variant) => this.#call(this.#function(variant)!, "v", "d"), "false");
         break;
     }
-    this.#emit(name, "v, d", "boolean", body);
+    this.#emit(name, this.#params, "boolean", body);
     return name;
   }
 
@@ -314,8 +321,8 @@ export class Writer {
       "  for (const k in v) {",
       "    const x = v[k];",
       // own members only; JSON.parse makes no others, so ask only when the value fails
-      `    if (!(${test}) && hasOwn(v, k)) return false;`,
-      ...(max === undefined ? [] : [`    if (hasOwn(v, k) && ++n > ${max}) return false;`]),
+      `    if (!(${test}) && Object.hasOwn(v, k)) return false;`,
+      ...(max === undefined ? [] : [`    if (Object.hasOwn(v, k) && ++n > ${max}) return false;`]),
       "  }",
       "  return true;",
     ];
@@ -331,7 +338,7 @@ export class Writer {
     const reject = s.unknownKeys === "reject", max = s.maxProperties;
     if (reject || max !== undefined) {
       if (max !== undefined) lines.push("  let n = 0;");
-      lines.push("  for (const k in v) {", "    if (!hasOwn(v, k)) continue;");
+      lines.push("  for (const k in v) {", "    if (!Object.hasOwn(v, k)) continue;");
       if (max !== undefined) lines.push(`    if (++n > ${max}) return false;`);
       if (reject) {
         const known = keys.map((key) => `k !== ${str(key)}`);
@@ -398,7 +405,7 @@ export class Writer {
     const body: string[] = [];
     switch (s.kind) {
       case "array": {
-        body.push("  if (!isArray(v)) return F;", ...this.#counts(s, "return F"));
+        body.push("  if (!Array.isArray(v)) return F;", ...this.#counts(s, "return F"));
         body.push("  const out = [];", "  for (let i = 0; i < v.length; i++) {");
         body.push("    const x = v[i];");
         const y = this.#projectInto(s.item as Schema, "x", body, "    ");
@@ -418,14 +425,16 @@ export class Writer {
             "  if (Object.getPrototypeOf(v) === Object.prototype) {",
             "    for (const k in v) {",
             "      const x = v[k];",
-            `      if (!(${this.#test(s.value as Schema, "x", "1")}) && hasOwn(v, k)) return F;`,
+            `      if (!(${
+              this.#test(s.value as Schema, "x", "1")
+            }) && Object.hasOwn(v, k)) return F;`,
             "    }",
             "    return v;",
             "  }",
           );
         }
         body.push("  const out = {};", "  let n = 0;");
-        body.push("  for (const k in v) {", "    if (!hasOwn(v, k)) continue;", "    n++;");
+        body.push("  for (const k in v) {", "    if (!Object.hasOwn(v, k)) continue;", "    n++;");
         body.push("    const x = v[k];");
         const y = this.#projectInto(s.value as Schema, "x", body, "    ");
         body.push(
@@ -466,7 +475,7 @@ export class Writer {
 
 // Compiles the functions a writer wrote, returning the one named `name`.
 function compile<T>(writer: Writer, name: string): T {
-  const source = [writer.prelude, "const F = H.FAIL;", ...writer.functions, `return ${name};`];
+  const source = ["const F = H.FAIL;", ...writer.functions, `return ${name};`];
   return new Function("K", "H", source.join("\n"))(writer.constants, RUN_TIME_HELPERS);
 }
 
