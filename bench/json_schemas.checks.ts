@@ -6,47 +6,37 @@ import * as schemas from "./json_schemas.ts";
 
 const K: any[] = [];
 
-function c3(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  const x0 = v.id;
-  if (!(Number.isSafeInteger(x0))) return false;
-  const x1 = v.name;
-  if (!(typeof x1 === "string")) return false;
-  return true;
-}
-function c4(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!(typeof x === "string")) return false;
-  }
-  return true;
-}
-function c2(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  const x0 = v.ts;
-  if (!(Number.isSafeInteger(x0))) return false;
-  const x1 = v.level;
-  if (!((x1 === "debug" || x1 === "info" || x1 === "warn" || x1 === "error"))) return false;
-  const x2 = v.message;
-  if (!(typeof x2 === "string")) return false;
-  const x3 = v.user;
-  if (!((x3 === null || c3(x3)))) return false;
-  const x4 = v.durationMs;
-  if (!(typeof x4 === "number" && x4 - x4 === 0)) return false;
-  const x5 = v.tags;
-  if (!(c4(x5))) return false;
-  return true;
-}
 function c1(v: any): boolean {
   if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!(c2(x))) return false;
+  for (let i0 = 0; i0 < v.length; i0++) {
+    const x1 = v[i0];
+    if (typeof x1 !== "object" || x1 === null || Array.isArray(x1)) return false;
+    const x2 = x1.ts;
+    if (!(Number.isSafeInteger(x2))) return false;
+    const x3 = x1.level;
+    if (!((x3 === "debug" || x3 === "info" || x3 === "warn" || x3 === "error"))) return false;
+    const x4 = x1.message;
+    if (!(typeof x4 === "string")) return false;
+    const x5 = x1.user;
+    if (x5 !== null) {
+      if (typeof x5 !== "object" || x5 === null || Array.isArray(x5)) return false;
+      const x6 = x5.id;
+      if (!(Number.isSafeInteger(x6))) return false;
+      const x7 = x5.name;
+      if (!(typeof x7 === "string")) return false;
+    }
+    const x8 = x1.durationMs;
+    if (!(typeof x8 === "number" && x8 - x8 === 0)) return false;
+    const x9 = x1.tags;
+    if (!Array.isArray(x9)) return false;
+    for (let i10 = 0; i10 < x9.length; i10++) {
+      const x11 = x9[i10];
+      if (!(typeof x11 === "string")) return false;
+    }
   }
   return true;
 }
-function c7(v: any): boolean {
+function c3(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   const x0 = v.line1;
   if (!(typeof x0 === "string")) return false;
@@ -60,114 +50,7 @@ function c7(v: any): boolean {
   if (!((x4 === "CH" || x4 === "DE" || x4 === "FR" || x4 === "IT" || x4 === "AT"))) return false;
   return true;
 }
-function c8(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!(typeof x === "string")) return false;
-  }
-  return true;
-}
-function c6(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  const x0 = v.id;
-  if (!(Number.isSafeInteger(x0))) return false;
-  const x1 = v.name;
-  if (!(typeof x1 === "string")) return false;
-  const x2 = v.email;
-  if (!(typeof x2 === "string")) return false;
-  const x3 = v.vip;
-  if (!(typeof x3 === "boolean")) return false;
-  const x4 = v.address;
-  if (!(c7(x4))) return false;
-  const x5 = v.tags;
-  if (!(c8(x5))) return false;
-  return true;
-}
-function c11(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  for (const k in v) {
-    const x = v[k];
-    if (!(typeof x === "string") && Object.hasOwn(v, k)) return false;
-  }
-  return true;
-}
-function c10(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  const x0 = v.sku;
-  if (!(typeof x0 === "string")) return false;
-  const x1 = v.name;
-  if (!(typeof x1 === "string")) return false;
-  const x2 = v.quantity;
-  if (!(Number.isSafeInteger(x2))) return false;
-  const x3 = v.unitPrice;
-  if (!(typeof x3 === "number" && x3 - x3 === 0)) return false;
-  const x4 = v.discount;
-  if (!((x4 === null || typeof x4 === "number" && x4 - x4 === 0))) return false;
-  const x5 = v.attributes;
-  if (!(c11(x5))) return false;
-  return true;
-}
-function c9(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!(c10(x))) return false;
-  }
-  return true;
-}
-function c13(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  const x0 = v.method;
-  if (!(x0 === "card")) return false;
-  const x1 = v.brand;
-  if (!(typeof x1 === "string")) return false;
-  const x2 = v.last4;
-  if (!(typeof x2 === "string")) return false;
-  const x3 = v.expMonth;
-  if (!(Number.isSafeInteger(x3))) return false;
-  return true;
-}
-function c14(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  const x0 = v.method;
-  if (!(x0 === "invoice")) return false;
-  const x1 = v.dueDays;
-  if (!(Number.isSafeInteger(x1))) return false;
-  return true;
-}
-function c12(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  const t = v.method;
-  if (t === "card") return c13(v);
-  if (t === "invoice") return c14(v);
-  return false;
-}
-function c15(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  const x0 = v.carrier;
-  if (!(typeof x0 === "string")) return false;
-  const x1 = v.tracking;
-  if (!((x1 === null || typeof x1 === "string"))) return false;
-  const x2 = v.address;
-  if (!(c7(x2))) return false;
-  return true;
-}
-function c16(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  const x0 = v.subtotal;
-  if (!(typeof x0 === "number" && x0 - x0 === 0)) return false;
-  const x1 = v.tax;
-  if (!(typeof x1 === "number" && x1 - x1 === 0)) return false;
-  const x2 = v.shipping;
-  if (!(typeof x2 === "number" && x2 - x2 === 0)) return false;
-  const x3 = v.total;
-  if (!(typeof x3 === "number" && x3 - x3 === 0)) return false;
-  const x4 = v.currency;
-  if (!(x4 === "CHF")) return false;
-  return true;
-}
-function c5(v: any): boolean {
+function c2(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   const x0 = v.id;
   if (!(typeof x0 === "string")) return false;
@@ -176,20 +59,90 @@ function c5(v: any): boolean {
   const x2 = v.status;
   if (!((x2 === "pending" || x2 === "paid" || x2 === "shipped" || x2 === "cancelled"))) return false;
   const x3 = v.customer;
-  if (!(c6(x3))) return false;
-  const x4 = v.items;
-  if (!(c9(x4))) return false;
-  const x5 = v.payment;
-  if (!(c12(x5))) return false;
-  const x6 = v.shipping;
-  if (!(c15(x6))) return false;
-  const x7 = v.totals;
-  if (!(c16(x7))) return false;
-  const x8 = v.note;
-  if (!((x8 === undefined || typeof x8 === "string"))) return false;
+  if (typeof x3 !== "object" || x3 === null || Array.isArray(x3)) return false;
+  const x4 = x3.id;
+  if (!(Number.isSafeInteger(x4))) return false;
+  const x5 = x3.name;
+  if (!(typeof x5 === "string")) return false;
+  const x6 = x3.email;
+  if (!(typeof x6 === "string")) return false;
+  const x7 = x3.vip;
+  if (!(typeof x7 === "boolean")) return false;
+  const x8 = x3.address;
+  if (!(c3(x8))) return false;
+  const x9 = x3.tags;
+  if (!Array.isArray(x9)) return false;
+  for (let i10 = 0; i10 < x9.length; i10++) {
+    const x11 = x9[i10];
+    if (!(typeof x11 === "string")) return false;
+  }
+  const x12 = v.items;
+  if (!Array.isArray(x12)) return false;
+  for (let i13 = 0; i13 < x12.length; i13++) {
+    const x14 = x12[i13];
+    if (typeof x14 !== "object" || x14 === null || Array.isArray(x14)) return false;
+    const x15 = x14.sku;
+    if (!(typeof x15 === "string")) return false;
+    const x16 = x14.name;
+    if (!(typeof x16 === "string")) return false;
+    const x17 = x14.quantity;
+    if (!(Number.isSafeInteger(x17))) return false;
+    const x18 = x14.unitPrice;
+    if (!(typeof x18 === "number" && x18 - x18 === 0)) return false;
+    const x19 = x14.discount;
+    if (!((x19 === null || typeof x19 === "number" && x19 - x19 === 0))) return false;
+    const x20 = x14.attributes;
+    if (typeof x20 !== "object" || x20 === null || Array.isArray(x20)) return false;
+    for (const k21 in x20) {
+      const x22 = x20[k21];
+      if (!(typeof x22 === "string") && Object.hasOwn(x20, k21)) return false;
+    }
+  }
+  const x24 = v.payment;
+  if (typeof x24 !== "object" || x24 === null || Array.isArray(x24)) return false;
+  const t25 = x24.method;
+  if (t25 === "card") {
+    if (typeof x24 !== "object" || x24 === null || Array.isArray(x24)) return false;
+    const x26 = x24.method;
+    if (!(x26 === "card")) return false;
+    const x27 = x24.brand;
+    if (!(typeof x27 === "string")) return false;
+    const x28 = x24.last4;
+    if (!(typeof x28 === "string")) return false;
+    const x29 = x24.expMonth;
+    if (!(Number.isSafeInteger(x29))) return false;
+  } else if (t25 === "invoice") {
+    if (typeof x24 !== "object" || x24 === null || Array.isArray(x24)) return false;
+    const x30 = x24.method;
+    if (!(x30 === "invoice")) return false;
+    const x31 = x24.dueDays;
+    if (!(Number.isSafeInteger(x31))) return false;
+  } else return false;
+  const x32 = v.shipping;
+  if (typeof x32 !== "object" || x32 === null || Array.isArray(x32)) return false;
+  const x33 = x32.carrier;
+  if (!(typeof x33 === "string")) return false;
+  const x34 = x32.tracking;
+  if (!((x34 === null || typeof x34 === "string"))) return false;
+  const x35 = x32.address;
+  if (!(c3(x35))) return false;
+  const x36 = v.totals;
+  if (typeof x36 !== "object" || x36 === null || Array.isArray(x36)) return false;
+  const x37 = x36.subtotal;
+  if (!(typeof x37 === "number" && x37 - x37 === 0)) return false;
+  const x38 = x36.tax;
+  if (!(typeof x38 === "number" && x38 - x38 === 0)) return false;
+  const x39 = x36.shipping;
+  if (!(typeof x39 === "number" && x39 - x39 === 0)) return false;
+  const x40 = x36.total;
+  if (!(typeof x40 === "number" && x40 - x40 === 0)) return false;
+  const x41 = x36.currency;
+  if (!(x41 === "CHF")) return false;
+  const x42 = v.note;
+  if (!((x42 === undefined || typeof x42 === "string"))) return false;
   return true;
 }
-function c19(v: any): boolean {
+function c5(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   const x0 = v.line1;
   if (!((typeof x0 === "string" && (x0.length >= 2 || x0.length >= 1 && H.codePoints(x0) >= 1) && (x0.length <= 200 || H.codePoints(x0) <= 200)))) return false;
@@ -203,118 +156,7 @@ function c19(v: any): boolean {
   if (!((x4 === "CH" || x4 === "DE" || x4 === "FR" || x4 === "IT" || x4 === "AT"))) return false;
   return true;
 }
-function c20(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  if (v.length > 20) return false;
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!((typeof x === "string" && (x.length >= 2 || x.length >= 1 && H.codePoints(x) >= 1) && (x.length <= 40 || H.codePoints(x) <= 40)))) return false;
-  }
-  return true;
-}
-function c18(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  const x0 = v.id;
-  if (!((Number.isSafeInteger(x0) && x0 >= 0 && x0 <= 1000000))) return false;
-  const x1 = v.name;
-  if (!((typeof x1 === "string" && (x1.length >= 2 || x1.length >= 1 && H.codePoints(x1) >= 1) && (x1.length <= 200 || H.codePoints(x1) <= 200)))) return false;
-  const x2 = v.email;
-  if (!((typeof x2 === "string" && (x2.length >= 2 || x2.length >= 1 && H.codePoints(x2) >= 1) && (x2.length <= 254 || H.codePoints(x2) <= 254)))) return false;
-  const x3 = v.vip;
-  if (!(typeof x3 === "boolean")) return false;
-  const x4 = v.address;
-  if (!(c19(x4))) return false;
-  const x5 = v.tags;
-  if (!(c20(x5))) return false;
-  return true;
-}
-function c23(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let n = 0;
-  for (const k in v) {
-    const x = v[k];
-    if (!((typeof x === "string" && (x.length >= 2 || x.length >= 1 && H.codePoints(x) >= 1) && (x.length <= 40 || H.codePoints(x) <= 40))) && Object.hasOwn(v, k)) return false;
-    if (Object.hasOwn(v, k) && ++n > 20) return false;
-  }
-  return true;
-}
-function c22(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  const x0 = v.sku;
-  if (!((typeof x0 === "string" && (x0.length >= 2 || x0.length >= 1 && H.codePoints(x0) >= 1) && (x0.length <= 32 || H.codePoints(x0) <= 32)))) return false;
-  const x1 = v.name;
-  if (!((typeof x1 === "string" && (x1.length >= 2 || x1.length >= 1 && H.codePoints(x1) >= 1) && (x1.length <= 200 || H.codePoints(x1) <= 200)))) return false;
-  const x2 = v.quantity;
-  if (!((Number.isSafeInteger(x2) && x2 >= 1 && x2 <= 1000))) return false;
-  const x3 = v.unitPrice;
-  if (!((typeof x3 === "number" && x3 - x3 === 0 && x3 >= 0 && x3 <= 1000000))) return false;
-  const x4 = v.discount;
-  if (!((x4 === null || (typeof x4 === "number" && x4 - x4 === 0 && x4 >= 0 && x4 <= 1)))) return false;
-  const x5 = v.attributes;
-  if (!(c23(x5))) return false;
-  return true;
-}
-function c21(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  if (v.length > 100) return false;
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!(c22(x))) return false;
-  }
-  return true;
-}
-function c25(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  const x0 = v.method;
-  if (!(x0 === "card")) return false;
-  const x1 = v.brand;
-  if (!((typeof x1 === "string" && (x1.length >= 2 || x1.length >= 1 && H.codePoints(x1) >= 1) && (x1.length <= 20 || H.codePoints(x1) <= 20)))) return false;
-  const x2 = v.last4;
-  if (!((typeof x2 === "string" && (x2.length >= 2 || x2.length >= 1 && H.codePoints(x2) >= 1) && (x2.length <= 4 || H.codePoints(x2) <= 4)))) return false;
-  const x3 = v.expMonth;
-  if (!((Number.isSafeInteger(x3) && x3 >= 1 && x3 <= 12))) return false;
-  return true;
-}
-function c26(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  const x0 = v.method;
-  if (!(x0 === "invoice")) return false;
-  const x1 = v.dueDays;
-  if (!((Number.isSafeInteger(x1) && x1 >= 0 && x1 <= 365))) return false;
-  return true;
-}
-function c24(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  const t = v.method;
-  if (t === "card") return c25(v);
-  if (t === "invoice") return c26(v);
-  return false;
-}
-function c27(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  const x0 = v.carrier;
-  if (!((typeof x0 === "string" && (x0.length >= 2 || x0.length >= 1 && H.codePoints(x0) >= 1) && (x0.length <= 200 || H.codePoints(x0) <= 200)))) return false;
-  const x1 = v.tracking;
-  if (!((x1 === null || (typeof x1 === "string" && (x1.length >= 2 || x1.length >= 1 && H.codePoints(x1) >= 1) && (x1.length <= 64 || H.codePoints(x1) <= 64))))) return false;
-  const x2 = v.address;
-  if (!(c19(x2))) return false;
-  return true;
-}
-function c28(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  const x0 = v.subtotal;
-  if (!((typeof x0 === "number" && x0 - x0 === 0 && x0 >= 0 && x0 <= 1000000))) return false;
-  const x1 = v.tax;
-  if (!((typeof x1 === "number" && x1 - x1 === 0 && x1 >= 0 && x1 <= 1000000))) return false;
-  const x2 = v.shipping;
-  if (!((typeof x2 === "number" && x2 - x2 === 0 && x2 >= 0 && x2 <= 1000000))) return false;
-  const x3 = v.total;
-  if (!((typeof x3 === "number" && x3 - x3 === 0 && x3 >= 0 && x3 <= 1000000))) return false;
-  const x4 = v.currency;
-  if (!(x4 === "CHF")) return false;
-  return true;
-}
-function c17(v: any): boolean {
+function c4(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   const x0 = v.id;
   if (!((typeof x0 === "string" && (x0.length >= 2 || x0.length >= 1 && H.codePoints(x0) >= 1) && (x0.length <= 64 || H.codePoints(x0) <= 64)))) return false;
@@ -323,17 +165,91 @@ function c17(v: any): boolean {
   const x2 = v.status;
   if (!((x2 === "pending" || x2 === "paid" || x2 === "shipped" || x2 === "cancelled"))) return false;
   const x3 = v.customer;
-  if (!(c18(x3))) return false;
-  const x4 = v.items;
-  if (!(c21(x4))) return false;
-  const x5 = v.payment;
-  if (!(c24(x5))) return false;
-  const x6 = v.shipping;
-  if (!(c27(x6))) return false;
-  const x7 = v.totals;
-  if (!(c28(x7))) return false;
-  const x8 = v.note;
-  if (!((x8 === undefined || (typeof x8 === "string" && (x8.length >= 2 || x8.length >= 1 && H.codePoints(x8) >= 1) && (x8.length <= 500 || H.codePoints(x8) <= 500))))) return false;
+  if (typeof x3 !== "object" || x3 === null || Array.isArray(x3)) return false;
+  const x4 = x3.id;
+  if (!((Number.isSafeInteger(x4) && x4 >= 0 && x4 <= 1000000))) return false;
+  const x5 = x3.name;
+  if (!((typeof x5 === "string" && (x5.length >= 2 || x5.length >= 1 && H.codePoints(x5) >= 1) && (x5.length <= 200 || H.codePoints(x5) <= 200)))) return false;
+  const x6 = x3.email;
+  if (!((typeof x6 === "string" && (x6.length >= 2 || x6.length >= 1 && H.codePoints(x6) >= 1) && (x6.length <= 254 || H.codePoints(x6) <= 254)))) return false;
+  const x7 = x3.vip;
+  if (!(typeof x7 === "boolean")) return false;
+  const x8 = x3.address;
+  if (!(c5(x8))) return false;
+  const x9 = x3.tags;
+  if (!Array.isArray(x9)) return false;
+  if (x9.length > 20) return false;
+  for (let i10 = 0; i10 < x9.length; i10++) {
+    const x11 = x9[i10];
+    if (!((typeof x11 === "string" && (x11.length >= 2 || x11.length >= 1 && H.codePoints(x11) >= 1) && (x11.length <= 40 || H.codePoints(x11) <= 40)))) return false;
+  }
+  const x12 = v.items;
+  if (!Array.isArray(x12)) return false;
+  if (x12.length > 100) return false;
+  for (let i13 = 0; i13 < x12.length; i13++) {
+    const x14 = x12[i13];
+    if (typeof x14 !== "object" || x14 === null || Array.isArray(x14)) return false;
+    const x15 = x14.sku;
+    if (!((typeof x15 === "string" && (x15.length >= 2 || x15.length >= 1 && H.codePoints(x15) >= 1) && (x15.length <= 32 || H.codePoints(x15) <= 32)))) return false;
+    const x16 = x14.name;
+    if (!((typeof x16 === "string" && (x16.length >= 2 || x16.length >= 1 && H.codePoints(x16) >= 1) && (x16.length <= 200 || H.codePoints(x16) <= 200)))) return false;
+    const x17 = x14.quantity;
+    if (!((Number.isSafeInteger(x17) && x17 >= 1 && x17 <= 1000))) return false;
+    const x18 = x14.unitPrice;
+    if (!((typeof x18 === "number" && x18 - x18 === 0 && x18 >= 0 && x18 <= 1000000))) return false;
+    const x19 = x14.discount;
+    if (!((x19 === null || (typeof x19 === "number" && x19 - x19 === 0 && x19 >= 0 && x19 <= 1)))) return false;
+    const x20 = x14.attributes;
+    if (typeof x20 !== "object" || x20 === null || Array.isArray(x20)) return false;
+    let n23 = 0;
+    for (const k21 in x20) {
+      const x22 = x20[k21];
+      if (!((typeof x22 === "string" && (x22.length >= 2 || x22.length >= 1 && H.codePoints(x22) >= 1) && (x22.length <= 40 || H.codePoints(x22) <= 40))) && Object.hasOwn(x20, k21)) return false;
+      if (Object.hasOwn(x20, k21) && ++n23 > 20) return false;
+    }
+  }
+  const x24 = v.payment;
+  if (typeof x24 !== "object" || x24 === null || Array.isArray(x24)) return false;
+  const t25 = x24.method;
+  if (t25 === "card") {
+    if (typeof x24 !== "object" || x24 === null || Array.isArray(x24)) return false;
+    const x26 = x24.method;
+    if (!(x26 === "card")) return false;
+    const x27 = x24.brand;
+    if (!((typeof x27 === "string" && (x27.length >= 2 || x27.length >= 1 && H.codePoints(x27) >= 1) && (x27.length <= 20 || H.codePoints(x27) <= 20)))) return false;
+    const x28 = x24.last4;
+    if (!((typeof x28 === "string" && (x28.length >= 2 || x28.length >= 1 && H.codePoints(x28) >= 1) && (x28.length <= 4 || H.codePoints(x28) <= 4)))) return false;
+    const x29 = x24.expMonth;
+    if (!((Number.isSafeInteger(x29) && x29 >= 1 && x29 <= 12))) return false;
+  } else if (t25 === "invoice") {
+    if (typeof x24 !== "object" || x24 === null || Array.isArray(x24)) return false;
+    const x30 = x24.method;
+    if (!(x30 === "invoice")) return false;
+    const x31 = x24.dueDays;
+    if (!((Number.isSafeInteger(x31) && x31 >= 0 && x31 <= 365))) return false;
+  } else return false;
+  const x32 = v.shipping;
+  if (typeof x32 !== "object" || x32 === null || Array.isArray(x32)) return false;
+  const x33 = x32.carrier;
+  if (!((typeof x33 === "string" && (x33.length >= 2 || x33.length >= 1 && H.codePoints(x33) >= 1) && (x33.length <= 200 || H.codePoints(x33) <= 200)))) return false;
+  const x34 = x32.tracking;
+  if (!((x34 === null || (typeof x34 === "string" && (x34.length >= 2 || x34.length >= 1 && H.codePoints(x34) >= 1) && (x34.length <= 64 || H.codePoints(x34) <= 64))))) return false;
+  const x35 = x32.address;
+  if (!(c5(x35))) return false;
+  const x36 = v.totals;
+  if (typeof x36 !== "object" || x36 === null || Array.isArray(x36)) return false;
+  const x37 = x36.subtotal;
+  if (!((typeof x37 === "number" && x37 - x37 === 0 && x37 >= 0 && x37 <= 1000000))) return false;
+  const x38 = x36.tax;
+  if (!((typeof x38 === "number" && x38 - x38 === 0 && x38 >= 0 && x38 <= 1000000))) return false;
+  const x39 = x36.shipping;
+  if (!((typeof x39 === "number" && x39 - x39 === 0 && x39 >= 0 && x39 <= 1000000))) return false;
+  const x40 = x36.total;
+  if (!((typeof x40 === "number" && x40 - x40 === 0 && x40 >= 0 && x40 <= 1000000))) return false;
+  const x41 = x36.currency;
+  if (!(x41 === "CHF")) return false;
+  const x42 = v.note;
+  if (!((x42 === undefined || (typeof x42 === "string" && (x42.length >= 2 || x42.length >= 1 && H.codePoints(x42) >= 1) && (x42.length <= 500 || H.codePoints(x42) <= 500))))) return false;
   return true;
 }
 
@@ -341,7 +257,7 @@ function c17(v: any): boolean {
 export const Events: typeof schemas.Events = precompiled(schemas.Events, "029b029c5a63ea", c1);
 
 /** `Order`, checked by code generated for it. */
-export const Order: typeof schemas.Order = precompiled(schemas.Order, "139ec29a6da845", c5);
+export const Order: typeof schemas.Order = precompiled(schemas.Order, "139ec29a6da845", c2);
 
 /** `OrderConstrained`, checked by code generated for it. */
-export const OrderConstrained: typeof schemas.OrderConstrained = precompiled(schemas.OrderConstrained, "1295054ea83ba7", c17);
+export const OrderConstrained: typeof schemas.OrderConstrained = precompiled(schemas.OrderConstrained, "1295054ea83ba7", c4);

@@ -114,6 +114,47 @@ function plain(s: Schema): boolean {
 
 // Generated code calls the built-ins by their global names: V8 inlines `Array.isArray` read that
 // way, and not through a closure's constant (bench "decode 2 KiB", docs/architecture.md).
+// Whether a schema's check is a function of its own unless it is written into its parent's.
+function compound(s: Schema): boolean {
+  return s.kind === "array" || s.kind === "record" || s.kind === "object" || s.kind === "union";
+}
+
+// How many times the check of each compound node is written for `root`: a node under a shared
+// compound node is written once, in that node's function.
+function uses(root: Schema): Map<Schema, number> {
+  const count = new Map<Schema, number>();
+  const visit = (s: Schema): void => {
+    const n = (count.get(s) ?? 0) + 1;
+    count.set(s, n);
+    if (n > 1 && compound(s)) return;
+    const of = (inner: unknown) => visit(inner as Schema);
+    switch (s.kind) {
+      case "optional":
+      case "nullable":
+        return of(s.inner);
+      case "array":
+        return of(s.item);
+      case "record":
+        return of(s.value);
+      case "object":
+        return Object.values(s.shape).forEach(of);
+      case "union":
+        return s.variants.forEach(of);
+    }
+  };
+  visit(root);
+  return count;
+}
+
+// The lines past which a generated function calls the checks of its members instead of holding
+// them (V8 stops optimizing functions far larger than this).
+const INLINE_LINES = 300;
+
+// The local names of the function being written.
+interface Scope {
+  n: number;
+}
+
 const OBJECT = (v: string) => `typeof ${v} !== "object" || ${v} === null || Array.isArray(${v})`;
 
 /**
@@ -130,6 +171,7 @@ export class Writer {
   #count = 0;
   #ts: boolean;
   #deep = false;
+  #uses = new Map<Schema, number>();
 
   /** @param ts Whether to write TypeScript (type annotations) rather than JavaScript. */
   constructor(ts: boolean) {
@@ -149,6 +191,7 @@ export class Writer {
   /** Writes the check of `schema` at the root; returns its function's name. */
   check(schema: Schema): string {
     this.#deep = height(schema) > MAX_DEPTH;
+    this.#uses = uses(schema);
     const named = this.#function(schema);
     if (named !== undefined) return named;
     const name = this.#name("c");
@@ -267,87 +310,118 @@ export class Writer {
 
   // The function of an array, record, object or union; undefined for any other schema.
   #function(s: Schema): string | undefined {
-    if (s.kind !== "array" && s.kind !== "record" && s.kind !== "object" && s.kind !== "union") {
-      return undefined;
-    }
+    if (!compound(s)) return undefined;
     const names = this.#names[this.#deep ? 1 : 0];
     let name = names.get(s);
     if (name !== undefined) return name;
     name = this.#name("c");
     names.set(s, name);
-    const deep = this.#deep ? [`  if (d > ${MAX_DEPTH}) return false;`] : [];
-    let body: string[];
-    switch (s.kind) {
-      case "array":
-        body = [
-          "  if (!Array.isArray(v)) return false;",
-          ...deep,
-          ...this.#counts(s, "return false"),
-          "  for (let i = 0; i < v.length; i++) {",
-          "    const x = v[i];",
-          `    if (!(${this.#test(s.item as Schema, "x", "d + 1")})) return false;`,
-          "  }",
-          `  return ${s.uniqueItems ? "H.repeated(v) < 0" : "true"};`,
-        ];
-        break;
-      case "record":
-        body = this.#record(s, deep);
-        break;
-      case "object":
-        body = this.#object(s, deep);
-        break;
-      case "union":
-        body = this.#union(s, (variant) => this.#call(this.#function(variant)!, "v", "d"), "false");
-        break;
-    }
+    const body = this.#deep ? [`  if (d > ${MAX_DEPTH}) return false;`] : [];
+    this.#compound(s, "v", "d", body, "  ", { n: 0 });
+    body.push("  return true;");
     this.#emit(name, this.#params, "boolean", body);
     return name;
   }
 
-  #counts(s: ArrayConstraints, fail: string): string[] {
-    const tests: string[] = [];
-    if (s.minItems !== undefined) tests.push(`v.length < ${s.minItems}`);
-    if (s.maxItems !== undefined) tests.push(`v.length > ${s.maxItems}`);
-    return tests.length === 0 ? [] : [`  if (${tests.join(" || ")}) ${fail};`];
-  }
-
-  #record(s: RecordSchema<BaseSchema>, deep: string[]): string[] {
-    const max = s.maxProperties;
-    const test = this.#test(s.value as Schema, "x", "d + 1");
-    return [
-      `  if (${OBJECT("v")}) return false;`,
-      ...deep,
-      ...(max === undefined ? [] : ["  let n = 0;"]),
-      "  for (const k in v) {",
-      "    const x = v[k];",
-      // own members only; JSON.parse makes no others, so ask only when the value fails
-      `    if (!(${test}) && Object.hasOwn(v, k)) return false;`,
-      ...(max === undefined ? [] : [`    if (Object.hasOwn(v, k) && ++n > ${max}) return false;`]),
-      "  }",
-      "  return true;",
-    ];
-  }
-
-  #object(s: ObjectSchema<Shape>, deep: string[]): string[] {
-    const lines = [`  if (${OBJECT("v")}) return false;`, ...deep];
-    const keys = Object.keys(s.shape);
-    keys.forEach((key, i) => {
-      lines.push(`  const x${i} = ${this.#member("v", key)};`);
-      lines.push(`  if (!(${this.#test(s.shape[key] as Schema, `x${i}`, "d + 1")})) return false;`);
-    });
-    const reject = s.unknownKeys === "reject", max = s.maxProperties;
-    if (reject || max !== undefined) {
-      if (max !== undefined) lines.push("  let n = 0;");
-      lines.push("  for (const k in v) {", "    if (!Object.hasOwn(v, k)) continue;");
-      if (max !== undefined) lines.push(`    if (++n > ${max}) return false;`);
-      if (reject) {
-        const known = keys.map((key) => `k !== ${str(key)}`);
-        lines.push(`    if (${known.length === 0 ? "true" : known.join(" && ")}) return false;`);
-      }
-      lines.push("  }");
+  // Whether the check of `s` is written into the function being written (`lines`) rather than
+  // called: a compound node used once, while that function is short, where depth is not tested.
+  // One function for a whole document's check needs no inlining decisions from V8, which a
+  // check called from json.decode (a call site that sees every schema) does not get.
+  #inlined(s: Schema, lines: string[]): boolean {
+    if (this.#deep || lines.length >= INLINE_LINES) return false;
+    if (s.kind === "optional" || s.kind === "nullable") {
+      return this.#inlined(s.inner as Schema, lines);
     }
-    lines.push("  return true;");
-    return lines;
+    return compound(s) && this.#uses.get(s) === 1;
+  }
+
+  // Statements (into `lines`) that return false unless `x` matches `s` at depth `d`.
+  #checkInto(s: Schema, x: string, d: string, lines: string[], indent: string, scope: Scope) {
+    if (!this.#inlined(s, lines)) {
+      lines.push(`${indent}if (!(${this.#test(s, x, d)})) return false;`);
+    } else if (s.kind === "optional" || s.kind === "nullable") {
+      lines.push(`${indent}if (${x} !== ${s.kind === "optional" ? "undefined" : "null"}) {`);
+      this.#checkInto(s.inner as Schema, x, d, lines, `${indent}  `, scope);
+      lines.push(`${indent}}`);
+    } else this.#compound(s, x, d, lines, indent, scope);
+  }
+
+  // Statements (into `lines`) that return false unless `x` matches `s`, an array, record,
+  // object or union, at depth `d`. Names are unique in the function (`scope`).
+  #compound(s: Schema, x: string, d: string, lines: string[], indent: string, scope: Scope) {
+    const local = (prefix: string) => `${prefix}${scope.n++}`;
+    const inner = `${d} + 1`;
+    switch (s.kind) {
+      case "array": {
+        const i = local("i"), y = local("x");
+        lines.push(`${indent}if (!Array.isArray(${x})) return false;`);
+        lines.push(...this.#counts(s, x, "return false", indent));
+        lines.push(`${indent}for (let ${i} = 0; ${i} < ${x}.length; ${i}++) {`);
+        lines.push(`${indent}  const ${y} = ${x}[${i}];`);
+        this.#checkInto(s.item as Schema, y, inner, lines, `${indent}  `, scope);
+        lines.push(`${indent}}`);
+        if (s.uniqueItems) lines.push(`${indent}if (H.repeated(${x}) >= 0) return false;`);
+        break;
+      }
+      case "record": {
+        const max = s.maxProperties, k = local("k"), y = local("x"), n = local("n");
+        lines.push(`${indent}if (${OBJECT(x)}) return false;`);
+        if (max !== undefined) lines.push(`${indent}let ${n} = 0;`);
+        lines.push(`${indent}for (const ${k} in ${x}) {`, `${indent}  const ${y} = ${x}[${k}];`);
+        // own members only; JSON.parse makes no others, so ask only when the value fails
+        const test = this.#test(s.value as Schema, y, inner);
+        lines.push(`${indent}  if (!(${test}) && Object.hasOwn(${x}, ${k})) return false;`);
+        if (max !== undefined) {
+          lines.push(`${indent}  if (Object.hasOwn(${x}, ${k}) && ++${n} > ${max}) return false;`);
+        }
+        lines.push(`${indent}}`);
+        break;
+      }
+      case "object": {
+        lines.push(`${indent}if (${OBJECT(x)}) return false;`);
+        const keys = Object.keys(s.shape);
+        for (const key of keys) {
+          const y = local("x");
+          lines.push(`${indent}const ${y} = ${this.#member(x, key)};`);
+          this.#checkInto(s.shape[key] as Schema, y, inner, lines, indent, scope);
+        }
+        const reject = s.unknownKeys === "reject", max = s.maxProperties;
+        if (reject || max !== undefined) {
+          const k = local("k"), n = local("n");
+          if (max !== undefined) lines.push(`${indent}let ${n} = 0;`);
+          lines.push(`${indent}for (const ${k} in ${x}) {`);
+          lines.push(`${indent}  if (!Object.hasOwn(${x}, ${k})) continue;`);
+          if (max !== undefined) lines.push(`${indent}  if (++${n} > ${max}) return false;`);
+          if (reject) {
+            const known = keys.map((key) => `${k} !== ${str(key)}`);
+            const test = known.length === 0 ? "true" : known.join(" && ");
+            lines.push(`${indent}  if (${test}) return false;`);
+          }
+          lines.push(`${indent}}`);
+        }
+        break;
+      }
+      case "union": {
+        const key = s.discriminator, t = local("t");
+        lines.push(`${indent}if (${OBJECT(x)}) return false;`);
+        lines.push(`${indent}const ${t} = ${this.#member(x, key)};`);
+        const variants = s.variants as readonly Schema[];
+        variants.forEach((variant, i) => {
+          const tag = literal(tagOf(variant, key));
+          lines.push(`${indent}${i === 0 ? "" : "} else "}if (${t} === ${tag}) {`);
+          this.#checkInto(variant, x, d, lines, `${indent}  `, scope);
+        });
+        lines.push(`${indent}${variants.length === 0 ? "" : "} else "}return false;`);
+        break;
+      }
+    }
+  }
+
+  #counts(s: ArrayConstraints, x: string, fail: string, indent = "  "): string[] {
+    const tests: string[] = [];
+    if (s.minItems !== undefined) tests.push(`${x}.length < ${s.minItems}`);
+    if (s.maxItems !== undefined) tests.push(`${x}.length > ${s.maxItems}`);
+    return tests.length === 0 ? [] : [`${indent}if (${tests.join(" || ")}) ${fail};`];
   }
 
   #union(
@@ -405,7 +479,7 @@ export class Writer {
     const body: string[] = [];
     switch (s.kind) {
       case "array": {
-        body.push("  if (!Array.isArray(v)) return F;", ...this.#counts(s, "return F"));
+        body.push("  if (!Array.isArray(v)) return F;", ...this.#counts(s, "v", "return F"));
         body.push("  const out = [];", "  for (let i = 0; i < v.length; i++) {");
         body.push("    const x = v[i];");
         const y = this.#projectInto(s.item as Schema, "x", body, "    ");

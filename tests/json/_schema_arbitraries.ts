@@ -202,7 +202,19 @@ export const descArb: fc.Arbitrary<Desc> = fc.letrec<{ desc: Desc }>((tie) => ({
   ),
 })).desc;
 
-export function build(d: Desc): SchemaNode {
+/**
+ * The Weft schema of a description. With `shared`, equal descriptions anywhere in it build one
+ * node, so checks meet nodes used in several places (written once, as a function of their own).
+ */
+export function build(d: Desc, shared?: Map<string, SchemaNode>): SchemaNode {
+  if (shared === undefined) return node(d, build);
+  const key = JSON.stringify(d);
+  let built = shared.get(key);
+  if (built === undefined) shared.set(key, built = node(d, (inner) => build(inner, shared)));
+  return built;
+}
+
+function node(d: Desc, build: (d: Desc) => SchemaNode): SchemaNode {
   const shape = (fields: [string, Desc, boolean][]) =>
     Object.fromEntries(
       fields.map(([k, f, optional]) => [k, optional ? s.optional(build(f)) : build(f)]),

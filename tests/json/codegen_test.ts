@@ -118,6 +118,27 @@ Deno.test("every schema runs its generated check, whatever was used before it", 
   }
 });
 
+Deno.test("a check longer than one generated function holds answers as the reference does", () => {
+  // 200 members each an object used once: the first are written into the root's function, the
+  // rest (past its line limit) are called; a failure anywhere is found with its path
+  const Member = () => s.object({ a: s.string(), b: s.array(s.object({ c: s.integer() })) });
+  const S = s.object(
+    Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`m${i}`, Member()])),
+  );
+  const good = Object.fromEntries(
+    Array.from({ length: 200 }, (_, i) => [`m${i}`, { a: "x", b: [{ c: i }] }]),
+  );
+  const bad = (i: number) => JSON.stringify({ ...good, [`m${i}`]: { a: "x", b: [{ c: 0.5 }] } });
+  const [generated, walked] = bothPaths(() =>
+    [JSON.stringify(good), bad(0), bad(20), bad(199)].map((text) => {
+      const result = json.decode(text, S);
+      return result.ok || result.error.kind === "type_mismatch" && result.error.path;
+    })
+  );
+  assert.deepEqual(generated, [true, "$.m0.b[0].c", "$.m20.b[0].c", "$.m199.b[0].c"]);
+  assert.deepEqual(walked, generated);
+});
+
 Deno.test("json.decode() and json.encode() answer alike on both paths", () => {
   const Inner = s.object({ x: s.any() });
   const S = s.object({

@@ -12,11 +12,12 @@ import { build, descArb, heat, reference, valueArb } from "./_schema_arbitraries
 const RUNS = { numRuns: 10_000 };
 
 Deno.test("json.decode() gives exactly one outcome, the one the reference expects, with its path", () => {
-  const cases = descArb.chain((d) => fc.tuple(fc.constant(d), valueArb(d)));
+  const cases = descArb.chain((d) => fc.tuple(fc.constant(d), valueArb(d), fc.boolean()));
   const seen = { ok: 0, type_mismatch: 0, missing_field: 0, constraint: 0, unexpected_field: 0 };
   fc.assert(
-    fc.property(cases, ([d, value]) => {
-      const schema = build(d);
+    fc.property(cases, ([d, value, share]) => {
+      // a tree, or equal parts built once and used wherever they occur
+      const schema = build(d, share ? new Map() : undefined);
       const text = JSON.stringify(value);
       const parsed = JSON.parse(text);
       const expected = reference(d, parsed, []);
