@@ -14,11 +14,7 @@
 import type {
   ArrayConstraints,
   LiteralValue,
-  ObjectSchema,
-  RecordSchema,
-  Schema as BaseSchema,
   SchemaNode as Schema,
-  Shape,
   UnionSchema,
   VariantSchema,
 } from "./_node.ts";
