@@ -16,6 +16,11 @@ export interface ServerProcess {
   output(): string;
   /** Resident memory in bytes (VmRSS), or null when /proc cannot tell. */
   rss(): number | null;
+  /**
+   * The heap the server reports on SIGUSR2 (servers started with `reportsHeap`, see
+   * tests/fuzz/_heap.js), or null without such a report within `ms`.
+   */
+  heap(ms?: number): Promise<Heap | null>;
   /** Open file descriptors, or null when /proc cannot tell. */
   fds(): number | null;
   /** Sends a signal to the process. */
@@ -24,6 +29,16 @@ export interface ServerProcess {
   waitExit(ms: number): Promise<string | null>;
   /** SIGTERM, then SIGKILL past `graceMs`; resolves with how it ended. */
   stop(graceMs?: number): Promise<string>;
+}
+
+/** A server's heap report, in bytes (null where the runtime does not tell). */
+export interface Heap {
+  rss: number;
+  /** Live objects and garbage not yet collected. */
+  used: number;
+  /** What V8 holds for new and old objects, used or not. */
+  newSpace: number | null;
+  oldSpace: number | null;
 }
 
 /** Where the repository is (the working directory of every child). */
@@ -43,7 +58,13 @@ export function denoPath(): string {
 export function startServer(
   command: string,
   args: string[],
-  options: { lifetimeMs: number; readyMs?: number; env?: Record<string, string> },
+  options: {
+    lifetimeMs: number;
+    readyMs?: number;
+    env?: Record<string, string>;
+    /** The child prints its heap on SIGUSR2 (without a handler, SIGUSR2 would end it). */
+    reportsHeap?: boolean;
+  },
 ): Promise<ServerProcess> {
   const child: ChildProcess = spawn(command, args, {
     cwd: REPO,
@@ -60,6 +81,15 @@ export function startServer(
   const keep = (chunk: Buffer) => {
     out = (out + chunk.toString()).slice(-8192);
   };
+  // heap lines on stdout, for the one heap() call waiting (reports are asked one at a time)
+  let heapText = "";
+  let onHeap: ((heap: Heap) => void) | undefined;
+  child.stdout!.on("data", (chunk: Buffer) => {
+    if (onHeap === undefined) return;
+    heapText += chunk.toString();
+    const match = /^heap (\{.*\})$/m.exec(heapText);
+    if (match !== null) onHeap(JSON.parse(match[1]));
+  });
   child.stderr!.on("data", keep);
   return new Promise((resolve, reject) => {
     const readyTimer = setTimeout(() => {
@@ -84,6 +114,21 @@ export function startServer(
         exit: () => ended,
         output: () => out,
         rss: () => procStatus(pid, "VmRSS"),
+        heap(ms = 2_000) {
+          if (!options.reportsHeap || ended !== null || onHeap !== undefined) {
+            return Promise.resolve(null);
+          }
+          heapText = "";
+          let timer: ReturnType<typeof setTimeout> | undefined;
+          return new Promise<Heap | null>((resolve) => {
+            onHeap = resolve;
+            timer = setTimeout(() => resolve(null), ms);
+            process.kill(pid, "SIGUSR2");
+          }).finally(() => {
+            clearTimeout(timer);
+            onHeap = undefined;
+          });
+        },
         fds: () => {
           try {
             return readdirSync(`/proc/${pid}/fd`).length;

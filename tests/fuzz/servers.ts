@@ -49,7 +49,7 @@ export async function startFuzzServer(
   }
   let server: ServerProcess;
   try {
-    server = await startServer(command, args, { lifetimeMs });
+    server = await startServer(command, args, { lifetimeMs, reportsHeap: true });
   } catch (error) {
     fixture.remove();
     throw error;

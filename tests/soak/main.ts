@@ -12,6 +12,9 @@
 //    warmed server; growth from there is what a leak would show), descriptors against the start.
 //    RSS is read once more 20 s after the load, for information: V8 gives back a heap sized for
 //    the load only after some seconds of low allocation, which the 5 s reading may not show.
+//    At each reading the server also reports its heap (tests/fuzz/_heap.js): the bytes in use
+//    and what V8 holds for new and old objects, so that growth of RSS can be told apart: live
+//    objects that grow (a leak) or space V8 sized for the load and keeps.
 //
 // Every 10 s of step 2 prints one line (and the JSON keeps it under `trace`): latencies of the
 // requests that finished, the client's event-loop lag, CPU and heap, the server's CPU per
@@ -86,6 +89,13 @@ interface Usage {
   fds: number | null;
 }
 
+/** The server's own heap report (tests/fuzz/_heap.js), MiB: what RSS is made of. */
+interface HeapMib {
+  used: number;
+  newSpace: number | null;
+  oldSpace: number | null;
+}
+
 /** One TRACE_MS stretch of the load, by when its requests finished, client and server side. */
 interface TracePoint {
   /** Seconds into the load at the end of the stretch. */
@@ -131,6 +141,8 @@ interface SoakResult {
    * a heap sized for load once allocation has been low for some seconds, later than `after`.
    */
   idle: Usage;
+  /** The server's heap when warmed, 5 s after the load and 20 s after (null: no report). */
+  heap: { warm: HeapMib | null; after: HeapMib | null; idle: HeapMib | null };
   hostile: Record<string, number>;
   trace: TracePoint[];
   alive: boolean;
@@ -255,6 +267,10 @@ async function soak(runtime: RuntimeName): Promise<SoakResult> {
   const ws = new WsClients(server.port);
   const hostile = new Hostile(server.port);
   const usage = (): Usage => ({ rssMib: mib(server.rss()), fds: server.fds() });
+  const heap = async (): Promise<HeapMib | null> => {
+    const h = await server.heap();
+    return h && { used: mib(h.used)!, newSpace: mib(h.newSpace), oldSpace: mib(h.oldSpace) };
+  };
   try {
     const known = await learn(server.port);
     const etag = known.validators["/static/hello.txt"]?.etag ?? '"none"';
@@ -273,6 +289,7 @@ async function soak(runtime: RuntimeName): Promise<SoakResult> {
     }));
     const maxRps = done / 3;
     const warm = usage();
+    const warmHeap = await heap();
     const rate = Math.max(10, Math.round(maxRps * 0.5));
 
     // 2. the load, open loop at `rate`, with hostile clients
@@ -348,8 +365,10 @@ async function soak(runtime: RuntimeName): Promise<SoakResult> {
     trace.end();
     await new Promise((resolve) => setTimeout(resolve, 5_000));
     const after = usage();
+    const afterHeap = await heap();
     await new Promise((resolve) => setTimeout(resolve, 15_000));
     const idle = usage();
+    const idleHeap = await heap();
     const alive = server.alive() && (await sanity(server.port, null)) === null;
 
     const result: SoakResult = {
@@ -370,6 +389,7 @@ async function soak(runtime: RuntimeName): Promise<SoakResult> {
       peak,
       after,
       idle,
+      heap: { warm: warmHeap, after: afterHeap, idle: idleHeap },
       hostile: { ...hostile.counts },
       trace: trace.points,
       alive,
@@ -447,6 +467,14 @@ function table(results: SoakResult[]): string {
       ),
     ],
     [
+      "server heap MiB used / new space / old space: warmed → after → idle",
+      ...results.map((r) =>
+        [r.heap.warm, r.heap.after, r.heap.idle].map((h) =>
+          h === null ? "?" : `${h.used} / ${h.newSpace ?? "?"} / ${h.oldSpace ?? "?"}`
+        ).join(" → ")
+      ),
+    ],
+    [
       "fds before / peak / after",
       ...results.map((r) => `${r.before.fds} / ${r.peak.fds} / ${r.after.fds}`),
     ],
@@ -509,6 +537,7 @@ for (const runtime of runtimes) {
       peak: { rssMib: null, fds: null },
       after: { rssMib: null, fds: null },
       idle: { rssMib: null, fds: null },
+      heap: { warm: null, after: null, idle: null },
       hostile: {},
       trace: [],
       alive: false,
