@@ -33,12 +33,24 @@ function canGenerate(): boolean {
   return generate;
 }
 
+// What `generate` makes, or undefined when a schema nested past the stack's depth (about a
+// thousand levels) cannot be written as code; the reference checker walks such a schema.
+function generated<T>(generate: () => T): T | undefined {
+  try {
+    return generate();
+  } catch (error) {
+    if (error instanceof RangeError) return undefined;
+    throw error;
+  }
+}
+
 /** The root of a schema: its check, made on first use. */
 export function rootOf(schema: Schema): Root {
   let root = roots.get(schema);
   if (root === undefined) {
-    root = canGenerate()
-      ? { check: generateCheck(schema), path: "generated" }
+    const check = canGenerate() ? generated(() => generateCheck(schema)) : undefined;
+    root = check !== undefined
+      ? { check, path: "generated" }
       : { check: checker(schema), path: "reference" };
     roots.set(schema, root);
   }
@@ -68,9 +80,9 @@ export function projectionOf(target: object): Project | undefined {
   const root = found(target);
   if (root === undefined) return undefined;
   const schema = target as Schema;
-  return root.project ??= canGenerate()
-    ? generateProjection(schema)
-    : (v: unknown) => project(schema, v);
+  return root.project ??=
+    (canGenerate() ? generated(() => generateProjection(schema)) : undefined) ??
+      ((v: unknown) => project(schema, v));
 }
 
 /** Makes `check`, generated ahead of time for a value at the root, the schema's check. */

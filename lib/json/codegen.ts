@@ -115,6 +115,12 @@ function compound(s: Schema): boolean {
   return s.kind === "array" || s.kind === "record" || s.kind === "object" || s.kind === "union";
 }
 
+// Whether the check of `s` lets `undefined` through (an optional schema under nullable ones).
+function admitsUndefined(s: Schema): boolean {
+  if (s.kind === "optional") return true;
+  return s.kind === "nullable" && admitsUndefined(s.inner as Schema);
+}
+
 // How many times the check of each compound node is written for `root`: a node under a shared
 // compound node is written once, in that node's function.
 function uses(root: Schema): Map<Schema, number> {
@@ -377,9 +383,13 @@ export class Writer {
         lines.push(`${indent}if (${OBJECT(x)}) return false;`);
         const keys = Object.keys(s.shape);
         for (const key of keys) {
-          const y = local("x");
+          const y = local("x"), member = s.shape[key] as Schema;
           lines.push(`${indent}const ${y} = ${this.#member(x, key)};`);
-          this.#checkInto(s.shape[key] as Schema, y, inner, lines, indent, scope);
+          // only an optional member may be absent, whatever optional schema it wraps
+          if (member.kind !== "optional" && admitsUndefined(member)) {
+            lines.push(`${indent}if (${y} === undefined) return false;`);
+          }
+          this.#checkInto(member, y, inner, lines, indent, scope);
         }
         const reject = s.unknownKeys === "reject", max = s.maxProperties;
         if (reject || max !== undefined) {

@@ -276,6 +276,10 @@ export const schema: SchemaBuilder = {
     return node({ kind: "nullable", inner });
   },
   union(discriminator, variants) {
+    // the key is written into generated checks; only a string is read the same way every time
+    if (typeof discriminator !== "string") {
+      throw new TypeError("Cannot build a union: its discriminator must be a string");
+    }
     const seen = new Set<unknown>();
     for (const variant of variants) {
       const tag = isWeftSchema(variant) && variant.kind === "object"

@@ -229,6 +229,48 @@ Deno.test("json.decode() caps nesting at 512 levels wherever an object sits, on 
   assert.deepEqual(walked, generated);
 });
 
+Deno.test("a schema nested too deep to be written as code is walked instead", () => {
+  // 1,500 arrays and 600 unions are more levels than the generator's recursion has stack for
+  let arrays: Schema = s.number();
+  for (let i = 0; i < 1_500; i++) arrays = s.array(arrays);
+  let unions: Schema = s.number();
+  for (let i = 0; i < 600; i++) unions = s.union("k", [s.object({ k: s.literal(i), a: unions })]);
+  const [generated, walked] = bothPaths(() =>
+    [arrays, unions].map((S) => {
+      const result = json.decode("[[1]]", S);
+      return result.ok || result.error.kind;
+    })
+  );
+  assert.deepEqual(generated, ["type_mismatch", "type_mismatch"]);
+  assert.deepEqual(walked, generated);
+});
+
+Deno.test("a member is absent only where its schema is optional, whatever it wraps", () => {
+  // an optional schema under a nullable one does not make the member optional
+  const S = s.object({
+    a: s.nullable(s.optional(s.string())),
+    b: s.optional(s.nullable(s.string())),
+  });
+  const [generated, walked] = bothPaths(() =>
+    ['{"a":null}', '{"a":"x","b":null}', "{}", '{"b":"x"}'].map((text) => {
+      const result = json.decode(text, S);
+      return result.ok || `${result.error.kind} ${"path" in result.error && result.error.path}`;
+    })
+  );
+  assert.deepEqual(generated, [true, true, "missing_field $.a", "missing_field $.a"]);
+  assert.deepEqual(walked, generated);
+});
+
+Deno.test("a union's discriminator is a string, never text read from an object", () => {
+  let calls = 0;
+  const key = { toString: () => calls++ < 3 ? "k" : "k; globalThis.injected = 1; //" };
+  assert.throws(
+    () => s.union(key as unknown as string, [s.object({ k: s.literal("a") })]),
+    /discriminator must be a string/,
+  );
+  assert.equal("injected" in globalThis, false);
+});
+
 Deno.test("the decode, encode and constraint tests pass where code generation is forbidden", async () => {
   const files = ["decode_test.ts", "json_test_suite_test.ts", "constraints_test.ts"]
     .map((name) => new URL(name, import.meta.url).pathname);
