@@ -35,6 +35,9 @@ export const HEADERS_TIMEOUT_MS = 30_000;
 export const REQUEST_TIMEOUT_MS = 300_000;
 export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 export const HANDSHAKE_TIMEOUT_MS = 10_000;
+// How long a connection answered with an error and closed on Weft's side may stay open for the
+// client to read the answer (nginx's lingering_timeout).
+const LINGER_MS = 5_000;
 // node:http looks for requests past headersTimeout or requestTimeout only this often (its
 // default; shorter timeouts are looked for four times per timeout).
 const CHECK_INTERVAL_MS = 30_000;
@@ -365,6 +368,10 @@ export function listenH1Limits(
         `content-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
         `connection: close\r\n\r\n${body}`,
     );
+    // end() leaves the socket open until the client closes its side: a slowloris client that
+    // sends on without reading would hold it for ever. It gets LINGER_MS to read the answer.
+    const linger = setTimeout(() => socket.destroy(), LINGER_MS);
+    socket.once("close", () => clearTimeout(linger));
   });
 }
 

@@ -27,7 +27,7 @@
  * | --- | --- | --- |
  * | request header block | 16 KiB → 431 | Node's default and hyper's HTTP/2 limit (Deno answers 431 over HTTP/2 past 16 KiB) |
  * | HTTP/2 header list, hard | 64 KiB → stream refused | past it nghttp2 refuses the stream, as Deno does |
- * | `headersTimeout` | 30 s → 408 | stops slowloris headers (Deno.serve has no such timeout) |
+ * | `headersTimeout` | 30 s → 408 | stops slowloris headers (Deno.serve has no such timeout); a client that has not closed its side 5 s after an error answer is cut |
  * | `requestTimeout` | 300 s → 408 | Node's default: a whole request, body included |
  * | `keepAliveTimeout` | 65 s | longer than common load balancer idle timeouts (60 s), so a proxy never reuses a connection the server is closing |
  * | idle HTTP/2 session | `keepAliveTimeout` | closed with GOAWAY only when no stream is open |

@@ -1061,6 +1061,34 @@ describe("timeouts", () => {
     }
   });
 
+  test(
+    `${
+      flag("timeouts")
+    } a slowloris client that never reads is cut after its 408, not held half-closed`,
+    async () => {
+      const server = weft.serve(() => new Response("ok"), SHORT);
+      try {
+        // half a head, then a header line every 100 ms, and never a read: the 408 and the server's
+        // FIN stay unread, so only the server can end the connection (its next write then fails)
+        const socket = await rawRequest(server.addr.port, "GET / HTTP/1.1\r\nhost: localhost\r\n");
+        socket.pause();
+        socket.on("error", () => {});
+        const drip = setInterval(() => {
+          if (!socket.destroyed) socket.write(`x-drip-${Date.now()}: 1\r\n`);
+        }, 100);
+        const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+        // headersTimeout (300 ms), the check after it (75 ms), then 5 s to read the answer
+        await withDeadline(closed, 9_000, "the server to cut the connection").finally(() => {
+          clearInterval(drip);
+          socket.destroy();
+        });
+      } finally {
+        await server.shutdown();
+      }
+    },
+    15_000,
+  );
+
   test(`${flag("timeouts")} idle HTTP/1.1 connections and HTTP/2 sessions are closed after keepAliveTimeout`, async () => {
     const server = weft.serve(() => new Response("ok"), SHORT);
     try {

@@ -261,6 +261,9 @@ export class Hostile {
 
   #socket(): net.Socket {
     const socket = net.connect(this.#port, "127.0.0.1");
+    // read what arrives (and drop it), so that a connection the server ends is seen to close
+    // and a slowloris connection cut by headersTimeout is replaced
+    socket.resume();
     socket.on("error", () => {});
     socket.on("close", () => this.#sockets.delete(socket));
     this.#sockets.add(socket);
