@@ -33,9 +33,11 @@ function canGenerate(): boolean {
   return generate;
 }
 
-// What `generate` makes, or undefined when a schema nested past the stack's depth (about a
-// thousand levels) cannot be written as code; the reference checker walks such a schema.
+// What `generate` makes, or undefined where code generation is forbidden or a schema nested
+// past the stack's depth (about a thousand levels) cannot be written as code; the reference
+// checker walks such a schema.
 function generated<T>(generate: () => T): T | undefined {
+  if (!canGenerate()) return undefined;
   try {
     return generate();
   } catch (error) {
@@ -48,7 +50,7 @@ function generated<T>(generate: () => T): T | undefined {
 export function rootOf(schema: Schema): Root {
   let root = roots.get(schema);
   if (root === undefined) {
-    const check = canGenerate() ? generated(() => generateCheck(schema)) : undefined;
+    const check = generated(() => generateCheck(schema));
     root = check !== undefined
       ? { check, path: "generated" }
       : { check: checker(schema), path: "reference" };
@@ -80,9 +82,8 @@ export function projectionOf(target: object): Project | undefined {
   const root = found(target);
   if (root === undefined) return undefined;
   const schema = target as Schema;
-  return root.project ??=
-    (canGenerate() ? generated(() => generateProjection(schema)) : undefined) ??
-      ((v: unknown) => project(schema, v));
+  return root.project ??= generated(() => generateProjection(schema)) ??
+    ((v: unknown) => project(schema, v));
 }
 
 /** Makes `check`, generated ahead of time for a value at the root, the schema's check. */
