@@ -108,8 +108,6 @@ function plain(s: Schema): boolean {
   }
 }
 
-// Generated code calls the built-ins by their global names: V8 inlines `Array.isArray` read that
-// way, and not through a closure's constant (bench "decode 2 KiB", docs/architecture.md).
 // Whether a schema's check is a function of its own unless it is written into its parent's.
 function compound(s: Schema): boolean {
   return s.kind === "array" || s.kind === "record" || s.kind === "object" || s.kind === "union";
@@ -157,6 +155,8 @@ interface Scope {
   n: number;
 }
 
+// Generated code calls the built-ins by their global names: V8 inlines `Array.isArray` read that
+// way, and not through a closure's constant (bench "decode 2 KiB", docs/architecture.md).
 const OBJECT = (v: string) => `typeof ${v} !== "object" || ${v} === null || Array.isArray(${v})`;
 
 /**
@@ -338,19 +338,37 @@ export class Writer {
   }
 
   // Statements (into `lines`) that return false unless `x` matches `s` at depth `d`.
-  #checkInto(s: Schema, x: string, d: string, lines: string[], indent: string, scope: Scope) {
+  // `tag`: the member a union has already read and matched, for one of its variants.
+  #checkInto(
+    s: Schema,
+    x: string,
+    d: string,
+    lines: string[],
+    indent: string,
+    scope: Scope,
+    tag?: string,
+  ) {
     if (!this.#inlined(s, lines)) {
       lines.push(`${indent}if (!(${this.#test(s, x, d)})) return false;`);
     } else if (s.kind === "optional" || s.kind === "nullable") {
       lines.push(`${indent}if (${x} !== ${s.kind === "optional" ? "undefined" : "null"}) {`);
       this.#checkInto(s.inner as Schema, x, d, lines, `${indent}  `, scope);
       lines.push(`${indent}}`);
-    } else this.#compound(s, x, d, lines, indent, scope);
+    } else this.#compound(s, x, d, lines, indent, scope, tag);
   }
 
   // Statements (into `lines`) that return false unless `x` matches `s`, an array, record,
-  // object or union, at depth `d`. Names are unique in the function (`scope`).
-  #compound(s: Schema, x: string, d: string, lines: string[], indent: string, scope: Scope) {
+  // object or union, at depth `d`. Names are unique in the function (`scope`). A variant of a
+  // union (`tag` given) is an object whose tag the union has tested already.
+  #compound(
+    s: Schema,
+    x: string,
+    d: string,
+    lines: string[],
+    indent: string,
+    scope: Scope,
+    tag?: string,
+  ) {
     const local = (prefix: string) => `${prefix}${scope.n++}`;
     const inner = `${d} + 1`;
     switch (s.kind) {
@@ -380,9 +398,10 @@ export class Writer {
         break;
       }
       case "object": {
-        lines.push(`${indent}if (${OBJECT(x)}) return false;`);
+        if (tag === undefined) lines.push(`${indent}if (${OBJECT(x)}) return false;`);
         const keys = Object.keys(s.shape);
         for (const key of keys) {
+          if (key === tag) continue;
           const y = local("x"), member = s.shape[key] as Schema;
           lines.push(`${indent}const ${y} = ${this.#member(x, key)};`);
           // only an optional member may be absent, whatever optional schema it wraps
@@ -415,7 +434,7 @@ export class Writer {
         variants.forEach((variant, i) => {
           const tag = literal(tagOf(variant, key));
           lines.push(`${indent}${i === 0 ? "" : "} else "}if (${t} === ${tag}) {`);
-          this.#checkInto(variant, x, d, lines, `${indent}  `, scope);
+          this.#checkInto(variant, x, d, lines, `${indent}  `, scope, key);
         });
         lines.push(`${indent}${variants.length === 0 ? "" : "} else "}return false;`);
         break;
