@@ -7,14 +7,6 @@ import * as http from "node:http";
 import * as http2 from "node:http2";
 import * as net from "node:net";
 
-/** One finished request: when it was due, how long it took, whether it failed. */
-export interface Sample {
-  at: number;
-  ms: number;
-  ok: boolean;
-  kind: string;
-}
-
 /** What the mix needs to know about the server. */
 export interface Target {
   port: number;
@@ -241,11 +233,20 @@ export class WsClients {
   }
 }
 
-/** Picks shots by weight, deterministically. */
-export function schedule(shots: [string, number, Shot][]): () => [string, Shot] {
-  const wheel = shots.flatMap(([name, weight, shot]) => Array(weight).fill([name, shot]));
-  let i = 0;
-  return () => wheel[i = (i * 7 + 3) % wheel.length];
+/**
+ * Picks shots by weight, deterministically: every run of `wheel.length` picks holds each shot
+ * `weight` times, in an order that mixes them (a stride prime to the wheel's length visits every
+ * slot once). `offset` starts a process elsewhere on the wheel.
+ */
+export function schedule(shots: [string, number, Shot][], offset = 0): () => [string, Shot] {
+  const wheel: [string, Shot][] = shots.flatMap(([name, weight, shot]) =>
+    Array.from({ length: weight }, () => [name, shot] as [string, Shot])
+  );
+  const gcd = (a: number, b: number): number => b === 0 ? a : gcd(b, a % b);
+  let stride = 7;
+  while (gcd(stride, wheel.length) !== 1) stride++;
+  let i = offset % wheel.length;
+  return () => wheel[i = (i + stride) % wheel.length];
 }
 
 /** Hostile clients that keep a few bad connections going until stop(). */

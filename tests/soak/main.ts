@@ -4,9 +4,14 @@
 //   deno task soak                         10 minutes per runtime
 //   deno task soak --seconds 60 --runtime deno --out .ci/out/soak.json --junit .ci/out/soak.xml
 //
+// The load comes from --processes load processes (client.ts, 2 by default), each with its share
+// of the rate and its own sockets, so that the latencies do not rest on one event loop: with
+// the whole client side in one process, that process's own pauses grew over a 10-minute run
+// and were counted as latency of every request due meanwhile.
+//
 // 1. measure: 3 s of closed-loop load with 32 clients gives the server's maximum rate;
 // 2. load: the mix (load.ts) at half that rate, open loop (latency counts from when a request
-//    was due), with hostile clients in the background;
+//    was due), with hostile clients in the background (from this process);
 // 3. settle: the load and the hostile clients stop and close; 5 s later the server's RSS and
 //    open descriptors are read again from /proc/<pid>: RSS against its level after step 1 (the
 //    warmed server; growth from there is what a leak would show), descriptors against the start.
@@ -17,12 +22,13 @@
 //    objects that grow (a leak) or space V8 sized for the load and keeps.
 //
 // Every 10 s of step 2 prints one line (and the JSON keeps it under `trace`): latencies of the
-// requests that finished, the client's event-loop lag, CPU and heap, the server's CPU per
-// request and RSS, and the machine's CPU pressure. A client that falls behind shows as lag with
-// a flat server; a server that degrades, as CPU per request or RSS that climbs.
+// requests that finished, the load processes' longest event-loop lag, their CPU and heap, the
+// server's CPU per request and RSS, and the machine's CPU pressure. A client that falls behind
+// shows as lag with a flat server; a server that degrades, as CPU per request or RSS that
+// climbs. The p99 of each kind of request, first and last window, says where a drift is.
 //
 // With --pin, client and server are pinned to different cores (taskset; two cores or more): the
-// client side (this process: the mixed load and the hostile clients) on CPU 0, the server on
+// client side (the load processes, and this one with the hostile clients) on CPU 0, the server on
 // CPU 1, so that an open-loop client that falls behind its schedule cannot be a client starved
 // by the server it loads. Without it (the default, and CI's run) they share the cores: pinned,
 // a Deno server loses the second core its runtime threads and GC otherwise use, and on two
@@ -32,14 +38,15 @@
 // in runs under 5 minutes); after the load, RSS ≤ 20 MiB and fds ≤ 10 above the start. Exits 1
 // when errors pass the goal, the server died or stopped answering, or for gross leaks (fds
 // +100, RSS +256 MiB); drift and smaller growth are reported only.
-import * as http from "node:http";
 import { writeFileSync } from "node:fs";
 import process from "node:process";
 import { parseArgs } from "node:util";
 import { learn, sanity } from "../fuzz/fuzz.ts";
 import { ensureNodeBuild, type RuntimeName, startFuzzServer } from "../fuzz/servers.ts";
-import { H2Client, Hostile, http1Shots, schedule, WsClients } from "./load.ts";
-import { Window } from "./stats.ts";
+import { Hostile } from "./load.ts";
+import { TRACE_MS } from "./client.ts";
+import { LoadProcess } from "./pool.ts";
+import { Window, type WindowData } from "./stats.ts";
 import { cpuTicksSync, TICKS_PER_SECOND } from "../../bench/_cpu.ts";
 
 const { values } = parseArgs({
@@ -50,22 +57,27 @@ const { values } = parseArgs({
     out: { type: "string" },
     junit: { type: "string" },
     pin: { type: "boolean", default: false },
+    processes: { type: "string", default: "2" },
   },
 });
+const processes = Number(values.processes);
+if (!(processes >= 1 && processes <= 16)) {
+  throw new RangeError(`Cannot soak: --processes ${values.processes} is not 1 to 16`);
+}
 const seconds = Number(values.seconds);
 if (!(seconds >= 5)) throw new RangeError(`Cannot soak: --seconds ${values.seconds} is under 5`);
 const runtimes: RuntimeName[] = values.runtime === "both"
   ? ["deno", "node"]
   : [values.runtime as RuntimeName];
 if (runtimes.includes("node")) ensureNodeBuild();
-const pinned = values.pin && pinSelf();
+const pinned = values.pin && pin(Deno.pid);
 
-/** Pins every thread of this process to CPU 0; false where taskset or a second core is missing. */
-function pinSelf(): boolean {
+/** Pins every thread of a process to CPU 0; false where taskset or a second core is missing. */
+function pin(pid: number): boolean {
   if (navigator.hardwareConcurrency < 2) return false;
   try {
     const done = new Deno.Command("taskset", {
-      args: ["-a", "-p", "-c", "0", String(Deno.pid)],
+      args: ["-a", "-p", "-c", "0", String(pid)],
       stdout: "null",
       stderr: "piped",
     }).outputSync();
@@ -76,11 +88,8 @@ function pinSelf(): boolean {
 }
 
 const MIB = 1024 * 1024;
-const TRACE_MS = 10_000;
-/** Requests in flight at most; one due beyond that is an error. */
+/** Requests in flight at most, over all load processes; one due beyond that is an error. */
 const BACKLOG = 1024;
-const OVERFLOW = `client backlog over ${BACKLOG} (client on schedule, answers late)`;
-const STALLED = `client backlog over ${BACKLOG} right after the client's own loop stalled`;
 const GOALS = { errorRate: 0.0001, drift: 0.2, rssMib: 20, fds: 10 };
 const GROSS = { rssMib: 256, fds: 100 };
 
@@ -105,10 +114,11 @@ interface TracePoint {
   p50Ms: number;
   p99Ms: number;
   maxMs: number;
-  /** The client's longest event-loop stall: how late its 5 ms tick came. */
+  /** The load processes' longest event-loop stall: how late a 5 ms tick came. */
   clientLagMs: number;
-  /** CPU time over wall time, 100 = one core. */
+  /** CPU time of the load processes over wall time, 100 = one core. */
   clientCpu: number;
+  /** Heap in use, summed over the load processes. */
   clientHeapMib: number;
   serverCpu: number;
   /** Server CPU time per answered request. */
@@ -131,6 +141,9 @@ interface SoakResult {
   p99LastMs: number;
   drift: number;
   window: string;
+  processes: number;
+  /** p99 of each kind of request in the first and the last window, ms. */
+  kinds: Record<string, { p99FirstMs: number; p99LastMs: number }>;
   before: Usage;
   /** After the measuring phase: caches, JIT code and heap sizes at their working level. */
   warm: Usage;
@@ -180,50 +193,41 @@ function mib(bytes: number | null): number | null {
 /**
  * Every TRACE_MS of the load: the latencies of the requests that finished in it, and what client
  * and server spent meanwhile, printed as one line, so that a slowdown shows on which side it
- * began (a client that stalls or burns more CPU per request, or a server that does).
+ * began (a client that stalls or burns more CPU per request, or a server that does). A stretch
+ * is closed once every load process has sent its point for it.
  */
 class Tracer {
   readonly points: TracePoint[] = [];
-  window = new Window();
+  #pool: LoadProcess[];
   #serverPid: number;
   #serverRss: () => number | null;
-  #lag = 0;
   #start = 0;
-  #from = { at: 0, client: 0, server: 0 };
-  #timer: ReturnType<typeof setInterval> | undefined;
+  #from = { at: 0, server: 0 };
 
-  constructor(serverPid: number, serverRss: () => number | null) {
+  constructor(pool: LoadProcess[], serverPid: number, serverRss: () => number | null) {
+    this.#pool = pool;
     this.#serverPid = serverPid;
     this.#serverRss = serverRss;
+    for (const p of pool) p.onPoint = () => this.#close();
   }
 
   begin(start: number): void {
     this.#start = start;
     this.#from = this.#now();
-    this.#timer = setInterval(() => this.#close(), TRACE_MS);
-  }
-
-  /** How late the load loop's timer fired. */
-  tick(lateMs: number): void {
-    if (lateMs > this.#lag) this.#lag = lateMs;
-  }
-
-  end(): void {
-    clearInterval(this.#timer);
   }
 
   #now() {
-    return {
-      at: performance.now(),
-      client: cpuMs("self") ?? 0,
-      server: cpuMs(this.#serverPid) ?? 0,
-    };
+    return { at: performance.now(), server: cpuMs(this.#serverPid) ?? 0 };
   }
 
   #close(): void {
+    const n = this.points.length;
+    if (this.#pool.some((p) => p.points.length <= n)) return;
+    const parts = this.#pool.map((p) => p.points[n]);
     const now = this.#now();
     const wall = now.at - this.#from.at;
-    const w = this.window;
+    const w = new Window();
+    for (const part of parts) w.merge(part.window);
     const answered = w.latency.count;
     const point: TracePoint = {
       s: Math.round((now.at - this.#start) / 1000),
@@ -232,9 +236,9 @@ class Tracer {
       p50Ms: round1(w.latency.quantile(0.5)),
       p99Ms: round1(w.latency.quantile(0.99)),
       maxMs: round1(w.latency.max),
-      clientLagMs: round1(this.#lag),
-      clientCpu: Math.round(((now.client - this.#from.client) / wall) * 100),
-      clientHeapMib: round1(Deno.memoryUsage().heapUsed / MIB),
+      clientLagMs: round1(Math.max(...parts.map((p) => p.lagMs))),
+      clientCpu: Math.round((parts.reduce((sum, p) => sum + p.cpuMs, 0) / TRACE_MS) * 100),
+      clientHeapMib: round1(parts.reduce((sum, p) => sum + p.heapMib, 0)),
       serverCpu: Math.round(((now.server - this.#from.server) / wall) * 100),
       serverUsPerRequest: answered === 0
         ? 0
@@ -245,15 +249,20 @@ class Tracer {
     this.points.push(point);
     console.log(
       `  ${point.s} s: ${point.requests} req, ${point.errors} errors, p50 ${point.p50Ms} / p99 ` +
-        `${point.p99Ms} / max ${point.maxMs} ms | client: lag ${point.clientLagMs} ms, CPU ` +
+        `${point.p99Ms} / max ${point.maxMs} ms | clients: lag ${point.clientLagMs} ms, CPU ` +
         `${point.clientCpu} %, heap ${point.clientHeapMib} MiB | server: CPU ${point.serverCpu} %, ` +
         `${point.serverUsPerRequest} µs/req, RSS ${point.serverRssMib} MiB | machine: CPU ` +
         `pressure ${point.cpuPressure ?? "?"} %`,
     );
-    this.window = new Window();
-    this.#lag = 0;
     this.#from = now;
+    this.#close(); // a later stretch may be complete already
   }
+}
+
+function merged(parts: WindowData[]): Window {
+  const w = new Window();
+  for (const part of parts) w.merge(part);
+  return w;
 }
 
 async function soak(runtime: RuntimeName): Promise<SoakResult> {
@@ -262,10 +271,8 @@ async function soak(runtime: RuntimeName): Promise<SoakResult> {
     (seconds + 300) * 1000,
     pinned ? { cpu: 1 } : {},
   );
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-  const h2 = new H2Client(server.port);
-  const ws = new WsClients(server.port);
   const hostile = new Hostile(server.port);
+  const pool: LoadProcess[] = [];
   const usage = (): Usage => ({ rssMib: mib(server.rss()), fds: server.fds() });
   const heap = async (): Promise<HeapMib | null> => {
     const h = await server.heap();
@@ -275,38 +282,29 @@ async function soak(runtime: RuntimeName): Promise<SoakResult> {
     const known = await learn(server.port);
     const etag = known.validators["/static/hello.txt"]?.etag ?? '"none"';
     const target = { port: server.port, etag };
-    const next = schedule([...http1Shots(agent), ...h2.shots(), ...ws.shots()]);
     const before = usage();
+    for (let i = 0; i < processes; i++) {
+      const p = new LoadProcess(i, target, seconds + 300);
+      pool.push(p);
+      if (pinned) pin(p.pid);
+    }
 
     // 1. measure the maximum rate, closed loop
-    let done = 0;
-    const measureEnd = performance.now() + 3_000;
-    await Promise.all(Array.from({ length: 32 }, async () => {
-      while (performance.now() < measureEnd) {
-        await next()[1](target).catch(() => "error");
-        done++;
-      }
-    }));
-    const maxRps = done / 3;
+    const measureMs = 3_000;
+    await Promise.all(
+      pool.map((p) => p.send({ measure: { ms: measureMs, clients: Math.ceil(32 / processes) } })),
+    );
+    // a process's first answer waits for its start-up (a few hundred ms) too
+    const counts = await Promise.all(pool.map((p) => p.answer("measured", measureMs + 30_000)));
+    const maxRps = counts.reduce((a, b) => a + b, 0) / (measureMs / 1000);
     const warm = usage();
     const warmHeap = await heap();
     const rate = Math.max(10, Math.round(maxRps * 0.5));
 
-    // 2. the load, open loop at `rate`, with hostile clients
+    // 2. the load, open loop at `rate` shared by the load processes, with hostile clients
     hostile.start();
     const windowMs = seconds >= 300 ? 60_000 : (seconds * 1000) / 5;
-    const total = new Window();
-    const first = new Window();
-    const last = new Window();
-    const errorKinds: Record<string, number> = {};
-    const trace = new Tracer(server.pid, () => server.rss());
-    const record = (at: number, ms: number, ok: boolean, problem?: string) => {
-      total.record(ms, ok);
-      trace.window.record(ms, ok);
-      if (at < windowMs) first.record(ms, ok);
-      if (at >= seconds * 1000 - windowMs) last.record(ms, ok);
-      if (problem !== undefined) errorKinds[problem] = (errorKinds[problem] ?? 0) + 1;
-    };
+    const trace = new Tracer(pool, server.pid, () => server.rss());
     const peak: Usage = { ...before };
     const sampler = setInterval(() => {
       const now = usage();
@@ -315,54 +313,24 @@ async function soak(runtime: RuntimeName): Promise<SoakResult> {
       }
       if (now.fds !== null && (peak.fds === null || now.fds > peak.fds)) peak.fds = now.fds;
     }, 1_000);
-    const inflight = new Set<Promise<void>>();
-    const start = performance.now();
-    const end = start + seconds * 1000;
-    trace.begin(start);
-    // A backlog that overflows right after the load loop woke up late is the client's own
-    // stall (the requests due meanwhile go out at once), not a slow server: both count as
-    // errors, under names that say which it was.
-    const stallMs = (BACKLOG / 2 / rate) * 1000;
-    let issued = 0;
-    let lateMs = 0;
-    while (performance.now() < end && server.alive()) {
-      const due = Math.floor(((performance.now() - start) / 1000) * rate);
-      for (; issued < due; issued++) {
-        const at = start + (issued / rate) * 1000;
-        const [kind, shot] = next();
-        if (inflight.size >= BACKLOG) {
-          record(at - start, 0, false, lateMs >= stallMs ? STALLED : OVERFLOW);
-          continue;
-        }
-        const p: Promise<void> = shot(target).catch((error: Error) => `${error.message}`).then(
-          (problem) => {
-            const ms = performance.now() - at;
-            if (problem === null) record(at - start, ms, true);
-            else record(at - start, ms, false, `${kind}: ${problem}`);
-          },
-        ).finally(() => inflight.delete(p));
-        inflight.add(p);
-      }
-      const tick = performance.now();
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      lateMs = performance.now() - tick - 5;
-      trace.tick(lateMs);
-    }
-    const drain = performance.now() + 15_000;
-    while (inflight.size > 0 && performance.now() < drain) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    for (let i = inflight.size; i > 0; i--) {
-      record(seconds * 1000, 15_000, false, "unfinished 15 s after the load");
-    }
+    trace.begin(performance.now());
+    await Promise.all(pool.map((p) =>
+      p.send({
+        load: {
+          rate: rate / processes,
+          seconds,
+          windowMs,
+          backlog: Math.ceil(BACKLOG / processes),
+        },
+      })
+    ));
+    // the load, then at most 15 s of draining in the load process
+    const done = await Promise.all(pool.map((p) => p.answer("done", (seconds + 60) * 1000)));
 
     // 3. settle: everything the clients hold is closed, then the server is read again
     hostile.stop();
-    ws.close();
-    h2.close();
-    agent.destroy();
+    await Promise.all(pool.map((p) => p.stop()));
     clearInterval(sampler);
-    trace.end();
     await new Promise((resolve) => setTimeout(resolve, 5_000));
     const after = usage();
     const afterHeap = await heap();
@@ -371,6 +339,24 @@ async function soak(runtime: RuntimeName): Promise<SoakResult> {
     const idleHeap = await heap();
     const alive = server.alive() && (await sanity(server.port, null)) === null;
 
+    const total = merged(done.map((d) => d.total));
+    const first = merged(done.map((d) => d.first));
+    const last = merged(done.map((d) => d.last));
+    const errorKinds: Record<string, number> = {};
+    for (const d of done) {
+      for (const [kind, n] of Object.entries(d.errorKinds)) {
+        errorKinds[kind] = (errorKinds[kind] ?? 0) + n;
+      }
+    }
+    const kinds: SoakResult["kinds"] = {};
+    for (const kind of new Set(done.flatMap((d) => Object.keys(d.kinds)))) {
+      const of = (which: "first" | "last") =>
+        merged(done.flatMap((d) => d.kinds[kind] ? [d.kinds[kind][which]] : []));
+      kinds[kind] = {
+        p99FirstMs: round1(of("first").latency.quantile(0.99)),
+        p99LastMs: round1(of("last").latency.quantile(0.99)),
+      };
+    }
     const result: SoakResult = {
       runtime,
       seconds,
@@ -384,6 +370,8 @@ async function soak(runtime: RuntimeName): Promise<SoakResult> {
       p99LastMs: round1(last.latency.quantile(0.99)),
       drift: 0,
       window: seconds >= 300 ? "first/last minute" : "first/last fifth",
+      processes,
+      kinds,
       before,
       warm,
       peak,
@@ -406,9 +394,7 @@ async function soak(runtime: RuntimeName): Promise<SoakResult> {
     return result;
   } finally {
     hostile.stop();
-    ws.close();
-    h2.close();
-    agent.destroy();
+    await Promise.all(pool.map((p) => p.stop()));
     await stop();
   }
 }
@@ -446,6 +432,7 @@ function table(results: SoakResult[]): string {
   const rows: [string, ...string[]][] = [
     ["", ...results.map((r) => r.runtime)],
     ["client / server CPUs", ...results.map(() => (pinned ? "0 / 1 (pinned)" : "shared"))],
+    ["load processes", ...results.map((r) => String(r.processes))],
     ["max rate measured (req/s)", ...results.map((r) => String(r.maxRps))],
     ["rate held (req/s)", ...results.map((r) => String(r.rate))],
     ["requests", ...results.map((r) => String(r.requests))],
@@ -532,6 +519,8 @@ for (const runtime of runtimes) {
       p99LastMs: 0,
       drift: 0,
       window: "",
+      processes,
+      kinds: {},
       before: { rssMib: null, fds: null },
       warm: { rssMib: null, fds: null },
       peak: { rssMib: null, fds: null },
@@ -550,6 +539,9 @@ console.log(table(results));
 for (const r of results) {
   for (const [kind, count] of Object.entries(r.errorKinds)) {
     console.log(`${r.runtime} error: ${count}x ${kind}`);
+  }
+  for (const [kind, k] of Object.entries(r.kinds)) {
+    console.log(`${r.runtime} p99 of ${kind}: ${k.p99FirstMs} → ${k.p99LastMs} ms (${r.window})`);
   }
   for (const note of r.notes) console.log(`${r.runtime} note: ${note}`);
   for (const failure of r.failures) console.log(`${r.runtime} FAIL: ${failure}`);

@@ -24,6 +24,18 @@ function upperBound(bucket: number): number {
   return LINEAR_MS * GROWTH ** (bucket - LINEAR_BUCKETS);
 }
 
+/** A histogram as plain data, to send from one process to another: [bucket, count] pairs. */
+export interface HistogramData {
+  buckets: [number, number][];
+  max: number;
+}
+
+/** A window as plain data. */
+export interface WindowData {
+  latency: HistogramData;
+  errors: number;
+}
+
 /** Counts of latencies in fixed buckets, with the exact maximum. */
 export class Histogram {
   #counts = new Uint32Array(LINEAR_BUCKETS + LOG_BUCKETS + 1);
@@ -34,6 +46,24 @@ export class Histogram {
     this.#counts[bucketOf(ms)]++;
     this.count++;
     if (ms > this.max) this.max = ms;
+  }
+
+  /** The buckets that hold a count, as plain data. */
+  data(): HistogramData {
+    const buckets: [number, number][] = [];
+    this.#counts.forEach((count, i) => {
+      if (count > 0) buckets.push([i, count]);
+    });
+    return { buckets, max: this.max };
+  }
+
+  /** Adds the counts of another histogram, given as data (from another process). */
+  merge(data: HistogramData): void {
+    for (const [i, count] of data.buckets) {
+      this.#counts[i] += count;
+      this.count += count;
+    }
+    if (data.max > this.max) this.max = data.max;
   }
 
   /** The `q` quantile (0 < q ≤ 1) in ms; 0 when empty. */
@@ -62,5 +92,14 @@ export class Window {
   record(ms: number, ok: boolean): void {
     if (ok) this.latency.add(ms);
     else this.errors++;
+  }
+
+  data(): WindowData {
+    return { latency: this.latency.data(), errors: this.errors };
+  }
+
+  merge(data: WindowData): void {
+    this.latency.merge(data.latency);
+    this.errors += data.errors;
   }
 }

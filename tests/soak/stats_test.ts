@@ -40,3 +40,21 @@ Deno.test("an empty histogram reads 0, and a window counts errors apart from lat
   assert.deepEqual([window.requests, window.errors, window.latency.count], [3, 1, 2]);
   assert.deepEqual(window.latency.quantile(1), 70_000);
 });
+
+Deno.test("windows merged from data read as one window that saw every value", () => {
+  const values = latencies(20_000);
+  const whole = new Window();
+  const parts = [new Window(), new Window(), new Window()];
+  values.forEach((ms, i) => {
+    whole.record(ms, i % 97 !== 0);
+    parts[i % 3].record(ms, i % 97 !== 0);
+  });
+  const merged = new Window();
+  // through JSON, as the load processes send them
+  for (const part of parts) merged.merge(JSON.parse(JSON.stringify(part.data())));
+  assert.deepEqual([merged.requests, merged.errors], [whole.requests, whole.errors]);
+  assert.deepEqual(merged.latency.max, whole.latency.max);
+  for (const q of [0.5, 0.99, 0.999]) {
+    assert.deepEqual(merged.latency.quantile(q), whole.latency.quantile(q));
+  }
+});

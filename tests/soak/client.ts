@@ -1,0 +1,210 @@
+// One load process of the soak (started by main.ts, several at once): its share of the mixed
+// load, with its own HTTP/1.1 agent, h2c session and WebSockets, so that no single event loop
+// carries the whole client side and one process's pauses cannot set the latency of every
+// request. It takes commands as JSON lines on stdin and answers with JSON lines on stdout:
+//
+//   {"measure": {"ms": 3000, "clients": 16}}   → {"measured": <requests answered>}
+//   {"load": {"rate": 2500, "seconds": 600, "windowMs": 60000, "backlog": 512}}
+//        → {"point": …} every 10 s of the load, then {"done": …}
+//   {"close": true}                            → closes every socket, {"closed": true}, exits
+//
+// It exits by itself when stdin closes (the soak died) or after --deadline seconds.
+import * as http from "node:http";
+import { parseArgs } from "node:util";
+import { H2Client, http1Shots, schedule, WsClients } from "./load.ts";
+import { Window, type WindowData } from "./stats.ts";
+import { cpuTicksSync, TICKS_PER_SECOND } from "../../bench/_cpu.ts";
+
+export const TRACE_MS = 10_000;
+
+/** Every TRACE_MS of the load: what this process saw and spent. */
+export interface PointData {
+  window: WindowData;
+  /** The longest event-loop stall of the stretch: how late the load loop's 5 ms tick came. */
+  lagMs: number;
+  cpuMs: number;
+  heapMib: number;
+}
+
+/** The end of the load: the whole run, its first and last windows, errors and kinds. */
+export interface DoneData {
+  total: WindowData;
+  first: WindowData;
+  last: WindowData;
+  errorKinds: Record<string, number>;
+  /** By kind of request: its first and last windows, to show which kind a drift is in. */
+  kinds: Record<string, { first: WindowData; last: WindowData }>;
+}
+
+export type Command =
+  | { measure: { ms: number; clients: number } }
+  | { load: { rate: number; seconds: number; windowMs: number; backlog: number } }
+  | { close: true };
+
+/** The error of a request due while `backlog` requests are in flight. */
+export function overflow(backlog: number, stalled: boolean): string {
+  return stalled
+    ? `client backlog over ${backlog} right after the client's own loop stalled`
+    : `client backlog over ${backlog} (client on schedule, answers late)`;
+}
+
+function cpuMs(): number {
+  try {
+    return cpuTicksSync("self") * 1000 / TICKS_PER_SECOND;
+  } catch {
+    return 0;
+  }
+}
+
+function send(message: unknown): void {
+  Deno.stdout.writeSync(new TextEncoder().encode(JSON.stringify(message) + "\n"));
+}
+
+async function* lines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  let buffer = "";
+  for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
+    buffer += chunk;
+    for (let i = buffer.indexOf("\n"); i >= 0; i = buffer.indexOf("\n")) {
+      yield buffer.slice(0, i);
+      buffer = buffer.slice(i + 1);
+    }
+  }
+}
+
+if (import.meta.main) {
+  const { values } = parseArgs({
+    args: Deno.args,
+    options: {
+      port: { type: "string" },
+      etag: { type: "string", default: '"none"' },
+      index: { type: "string", default: "0" },
+      deadline: { type: "string", default: "3600" },
+    },
+  });
+  const target = { port: Number(values.port), etag: values.etag! };
+  const deadline = setTimeout(() => Deno.exit(3), Number(values.deadline) * 1000);
+  Deno.unrefTimer(deadline);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
+  const h2 = new H2Client(target.port);
+  const ws = new WsClients(target.port);
+  const next = schedule([...http1Shots(agent), ...h2.shots(), ...ws.shots()], Number(values.index));
+
+  const measure = async ({ ms, clients }: { ms: number; clients: number }) => {
+    let done = 0;
+    const end = performance.now() + ms;
+    await Promise.all(Array.from({ length: clients }, async () => {
+      while (performance.now() < end) {
+        await next()[1](target).catch(() => "error");
+        done++;
+      }
+    }));
+    send({ measured: done });
+  };
+
+  const load = async (
+    { rate, seconds, windowMs, backlog }: {
+      rate: number;
+      seconds: number;
+      windowMs: number;
+      backlog: number;
+    },
+  ) => {
+    const total = new Window();
+    const first = new Window();
+    const last = new Window();
+    let stretch = new Window();
+    let lag = 0;
+    const errorKinds: Record<string, number> = {};
+    const kinds: Record<string, { first: Window; last: Window }> = {};
+    const record = (kind: string, at: number, ms: number, ok: boolean, problem?: string) => {
+      const byKind = kinds[kind] ??= { first: new Window(), last: new Window() };
+      total.record(ms, ok);
+      stretch.record(ms, ok);
+      if (at < windowMs) {
+        first.record(ms, ok);
+        byKind.first.record(ms, ok);
+      }
+      if (at >= seconds * 1000 - windowMs) {
+        last.record(ms, ok);
+        byKind.last.record(ms, ok);
+      }
+      if (problem !== undefined) errorKinds[problem] = (errorKinds[problem] ?? 0) + 1;
+    };
+    let cpuFrom = cpuMs();
+    const tracer = setInterval(() => {
+      const cpu = cpuMs();
+      const point: PointData = {
+        window: stretch.data(),
+        lagMs: lag,
+        cpuMs: cpu - cpuFrom,
+        heapMib: Deno.memoryUsage().heapUsed / (1024 * 1024),
+      };
+      send({ point });
+      stretch = new Window();
+      lag = 0;
+      cpuFrom = cpu;
+    }, TRACE_MS);
+    const inflight = new Set<Promise<void>>();
+    const start = performance.now();
+    const end = start + seconds * 1000;
+    // A backlog that overflows right after the load loop woke up late is this process's own
+    // stall (the requests due meanwhile go out at once), not a slow server: both count as
+    // errors, under names that say which it was.
+    const stallMs = (backlog / 2 / rate) * 1000;
+    let issued = 0;
+    let lateMs = 0;
+    while (performance.now() < end) {
+      const due = Math.floor(((performance.now() - start) / 1000) * rate);
+      for (; issued < due; issued++) {
+        const at = start + (issued / rate) * 1000;
+        const [kind, shot] = next();
+        if (inflight.size >= backlog) {
+          record(kind, at - start, 0, false, overflow(backlog, lateMs >= stallMs));
+          continue;
+        }
+        const p: Promise<void> = shot(target).catch((error: Error) => `${error.message}`).then(
+          (problem) => {
+            const ms = performance.now() - at;
+            if (problem === null) record(kind, at - start, ms, true);
+            else record(kind, at - start, ms, false, `${kind}: ${problem}`);
+          },
+        ).finally(() => inflight.delete(p));
+        inflight.add(p);
+      }
+      const tick = performance.now();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      lateMs = performance.now() - tick - 5;
+      if (lateMs > lag) lag = lateMs;
+    }
+    clearInterval(tracer);
+    const drain = performance.now() + 15_000;
+    while (inflight.size > 0 && performance.now() < drain) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    for (let i = inflight.size; i > 0; i--) {
+      record("unfinished", seconds * 1000, 15_000, false, "unfinished 15 s after the load");
+    }
+    const done: DoneData = {
+      total: total.data(),
+      first: first.data(),
+      last: last.data(),
+      errorKinds,
+      kinds: Object.fromEntries(
+        Object.entries(kinds).map(([k, w]) => [k, { first: w.first.data(), last: w.last.data() }]),
+      ),
+    };
+    send({ done });
+  };
+
+  for await (const line of lines(Deno.stdin.readable)) {
+    const command = JSON.parse(line) as Command;
+    if ("measure" in command) await measure(command.measure);
+    else if ("load" in command) await load(command.load);
+    else break;
+  }
+  ws.close();
+  h2.close();
+  agent.destroy();
+  send({ closed: true });
+  Deno.exit(0);
+}

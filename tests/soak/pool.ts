@@ -1,0 +1,134 @@
+// The soak's side of its load processes (client.ts): starts them, sends them commands, and
+// waits for their answers with a deadline; past it, or when one dies, the soak fails with what
+// it waited for rather than hanging.
+import type { Command, DoneData, PointData } from "./client.ts";
+import type { Target } from "./load.ts";
+
+type Message =
+  | { measured: number }
+  | { point: PointData }
+  | { done: DoneData }
+  | { closed: true };
+
+const CLIENT = new URL("./client.ts", import.meta.url).pathname;
+
+export class LoadProcess {
+  readonly index: number;
+  readonly pid: number;
+  /** Trace points in the order they came. */
+  readonly points: PointData[] = [];
+  #child: Deno.ChildProcess;
+  #writer: WritableStreamDefaultWriter<Uint8Array>;
+  #messages: Message[] = [];
+  #wake: (() => void) | undefined;
+  #ended = false;
+  /** Called on every trace point, after it is stored. */
+  onPoint: () => void = () => {};
+
+  constructor(index: number, target: Target, deadlineSeconds: number) {
+    this.index = index;
+    this.#child = new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-A",
+        CLIENT,
+        "--port",
+        String(target.port),
+        "--etag",
+        target.etag,
+        "--index",
+        String(index),
+        "--deadline",
+        String(deadlineSeconds),
+      ],
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "inherit",
+    }).spawn();
+    this.pid = this.#child.pid;
+    this.#writer = this.#child.stdin.getWriter();
+    this.#read();
+    this.#child.status.then(() => {
+      this.#ended = true;
+      this.#wake?.();
+    });
+  }
+
+  async #read(): Promise<void> {
+    let buffer = "";
+    try {
+      for await (const chunk of this.#child.stdout.pipeThrough(new TextDecoderStream())) {
+        buffer += chunk;
+        for (let i = buffer.indexOf("\n"); i >= 0; i = buffer.indexOf("\n")) {
+          const message = JSON.parse(buffer.slice(0, i)) as Message;
+          buffer = buffer.slice(i + 1);
+          if ("point" in message) {
+            this.points.push(message.point);
+            this.onPoint();
+          } else {
+            this.#messages.push(message);
+            this.#wake?.();
+          }
+        }
+      }
+    } catch {
+      // the process died; #ended says so to whoever waits
+    }
+  }
+
+  async send(command: Command): Promise<void> {
+    await this.#writer.write(new TextEncoder().encode(JSON.stringify(command) + "\n"));
+  }
+
+  /** The next answer of this process, or an error naming `what` past `ms` or if it died. */
+  async answer<K extends "measured" | "done" | "closed">(
+    key: K,
+    ms: number,
+  ): Promise<Extract<Message, Record<K, unknown>>[K]> {
+    const deadline = performance.now() + ms;
+    while (true) {
+      const i = this.#messages.findIndex((m) => key in m);
+      if (i >= 0) {
+        const [message] = this.#messages.splice(i, 1);
+        return (message as Record<K, unknown>)[key] as Extract<Message, Record<K, unknown>>[K];
+      }
+      const left = deadline - performance.now();
+      if (this.#ended || left <= 0) {
+        throw new Error(
+          `load process ${this.index} (pid ${this.pid}) ${
+            this.#ended ? "exited" : `did not answer in ${ms} ms`
+          } while the soak waited for "${key}"`,
+        );
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.min(left, 1_000));
+        this.#wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+  }
+
+  /** Ends the process: asks it to close its sockets, then SIGTERM and SIGKILL if it lingers. */
+  async stop(): Promise<void> {
+    if (this.#ended) return;
+    try {
+      await this.send({ close: true });
+      await this.answer("closed", 5_000);
+    } catch {
+      // it will be killed below
+    }
+    for (const signal of ["SIGTERM", "SIGKILL"] as const) {
+      if (this.#ended) break;
+      try {
+        this.#child.kill(signal);
+      } catch {
+        break; // already gone
+      }
+      await Promise.race([this.#child.status, new Promise((r) => setTimeout(r, 2_000))]);
+    }
+    await this.#writer.close().catch(() => {});
+    await this.#child.status;
+  }
+}
