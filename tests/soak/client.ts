@@ -6,6 +6,11 @@
 //   {"measure": {"ms": 3000, "clients": 16}}   → {"measured": <requests answered>}
 //   {"load": {"rate": 2500, "seconds": 600, "windowMs": 60000, "backlog": 512}}
 //        → {"point": …} every 10 s of the load, then {"done": …}
+//   {"probe": {"seconds": 600, "windowMs": 60000, "intervalMs": 50}}
+//        → {"done": …}: one request at a time, one every intervalMs, over a connection of its
+//          own; its latency counts from when the request was sent. A process that only probes
+//          is idle between requests, so what it measures is the server's latency under the
+//          soak, with next to no pause of its own.
 //   {"close": true}                            → closes every socket, {"closed": true}, exits
 //
 // It exits by itself when stdin closes (the soak died) or after --deadline seconds.
@@ -39,6 +44,7 @@ export interface DoneData {
 export type Command =
   | { measure: { ms: number; clients: number } }
   | { load: { rate: number; seconds: number; windowMs: number; backlog: number } }
+  | { probe: { seconds: number; windowMs: number; intervalMs: number } }
   | { close: true };
 
 /** The error of a request due while `backlog` requests are in flight. */
@@ -56,8 +62,10 @@ function cpuMs(): number {
   }
 }
 
+// Each message is a line of its own even when V8's traces (--trace-gc) share stdout and leave a
+// line unfinished: it starts with a newline, and one write cannot be split by another.
 function send(message: unknown): void {
-  Deno.stdout.writeSync(new TextEncoder().encode(JSON.stringify(message) + "\n"));
+  Deno.stdout.writeSync(new TextEncoder().encode(`\n${JSON.stringify(message)}\n`));
 }
 
 async function* lines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
@@ -196,10 +204,44 @@ if (import.meta.main) {
     send({ done });
   };
 
+  const probe = async (
+    { seconds, windowMs, intervalMs }: { seconds: number; windowMs: number; intervalMs: number },
+  ) => {
+    const own = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const [, , shot] = http1Shots(own)[0]; // "h1 json"
+    const total = new Window();
+    const first = new Window();
+    const last = new Window();
+    const errorKinds: Record<string, number> = {};
+    const start = performance.now();
+    const end = start + seconds * 1000;
+    for (let due = start; due < end; due += intervalMs) {
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      const sent = performance.now();
+      const problem = await shot(target).catch((error: Error) => error.message);
+      const ms = performance.now() - sent;
+      total.record(ms, !problem);
+      if (sent - start < windowMs) first.record(ms, !problem);
+      if (sent - start >= seconds * 1000 - windowMs) last.record(ms, !problem);
+      if (problem) errorKinds[`probe: ${problem}`] = (errorKinds[`probe: ${problem}`] ?? 0) + 1;
+    }
+    own.destroy();
+    const done: DoneData = {
+      total: total.data(),
+      first: first.data(),
+      last: last.data(),
+      errorKinds,
+      kinds: {},
+    };
+    send({ done });
+  };
+
   for await (const line of lines(Deno.stdin.readable)) {
     const command = JSON.parse(line) as Command;
     if ("measure" in command) await measure(command.measure);
     else if ("load" in command) await load(command.load);
+    else if ("probe" in command) await probe(command.probe);
     else break;
   }
   ws.close();

@@ -11,6 +11,8 @@ type Message =
   | { closed: true };
 
 const CLIENT = new URL("./client.ts", import.meta.url).pathname;
+/** V8 flags for the load processes, to look into them (e.g. --trace-gc); their output is logged. */
+const V8_FLAGS = Deno.env.get("WEFT_SOAK_V8_FLAGS");
 
 export class LoadProcess {
   readonly index: number;
@@ -31,6 +33,7 @@ export class LoadProcess {
       args: [
         "run",
         "-A",
+        ...(V8_FLAGS ? [`--v8-flags=${V8_FLAGS}`] : []),
         CLIENT,
         "--port",
         String(target.port),
@@ -60,8 +63,15 @@ export class LoadProcess {
       for await (const chunk of this.#child.stdout.pipeThrough(new TextDecoderStream())) {
         buffer += chunk;
         for (let i = buffer.indexOf("\n"); i >= 0; i = buffer.indexOf("\n")) {
-          const message = JSON.parse(buffer.slice(0, i)) as Message;
+          const line = buffer.slice(0, i);
           buffer = buffer.slice(i + 1);
+          if (line === "") continue;
+          if (!line.startsWith("{")) {
+            // not the protocol: V8's own traces (--v8-flags in WEFT_SOAK_V8_FLAGS)
+            console.error(`load process ${this.index}: ${line}`);
+            continue;
+          }
+          const message = JSON.parse(line) as Message;
           if ("point" in message) {
             this.points.push(message.point);
             this.onPoint();
