@@ -3,6 +3,7 @@
 //
 //   deno task soak                         10 minutes per runtime
 //   deno task soak --seconds 60 --runtime deno --out .ci/out/soak.json --junit .ci/out/soak.xml
+//   deno task soak --calm                  without the hostile clients
 //
 // The load comes from --processes load processes (client.ts, 2 by default), each with its share
 // of the rate and its own sockets, so that the latencies do not rest on one event loop: with
@@ -38,9 +39,9 @@
 //
 // Goals: errors ≤ 0.01 %; p99 of the last minute within 20 % of the first (first and last fifth
 // in runs under 5 minutes); 20 s after the load, RSS ≤ 20 MiB above the warmed server and fds
-// ≤ 10 above the start. Exits 1
-// when errors pass the goal, the server died or stopped answering, or for gross leaks (fds
-// +100, RSS +256 MiB); drift and smaller growth are reported only.
+// ≤ 10 above the start. Exits 1 when errors pass the goal, the server died or stopped
+// answering, or for gross leaks (fds +100, RSS +256 MiB); drift and smaller growth are reported
+// only.
 import { writeFileSync } from "node:fs";
 import process from "node:process";
 import { parseArgs } from "node:util";
@@ -61,6 +62,8 @@ const { values } = parseArgs({
     junit: { type: "string" },
     pin: { type: "boolean", default: false },
     processes: { type: "string", default: "2" },
+    // without the hostile clients, to tell their effect from the load's
+    calm: { type: "boolean", default: false },
   },
 });
 const processes = Number(values.processes);
@@ -312,7 +315,7 @@ async function soak(runtime: RuntimeName): Promise<SoakResult> {
     const rate = Math.max(10, Math.round(maxRps * 0.5));
 
     // 2. the load, open loop at `rate` shared by the load processes, with hostile clients
-    hostile.start();
+    if (!values.calm) hostile.start();
     const windowMs = seconds >= 300 ? 60_000 : (seconds * 1000) / 5;
     const trace = new Tracer(pool, server.pid, () => server.rss());
     const peak: Usage = { ...before };
@@ -453,6 +456,7 @@ function table(results: SoakResult[]): string {
     ["", ...results.map((r) => r.runtime)],
     ["client / server CPUs", ...results.map(() => (pinned ? "0 / 1 (pinned)" : "shared"))],
     ["load processes", ...results.map((r) => String(r.processes))],
+    ["hostile clients", ...results.map(() => (values.calm ? "off (--calm)" : "on"))],
     ["max rate measured (req/s)", ...results.map((r) => String(r.maxRps))],
     ["rate held (req/s)", ...results.map((r) => String(r.rate))],
     ["requests", ...results.map((r) => String(r.requests))],
