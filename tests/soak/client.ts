@@ -86,6 +86,8 @@ if (import.meta.main) {
       port: { type: "string" },
       etag: { type: "string", default: '"none"' },
       index: { type: "string", default: "0" },
+      // kinds of request left out of the mix, comma-separated ("ws open-echo-close")
+      without: { type: "string", default: "" },
       deadline: { type: "string", default: "3600" },
     },
   });
@@ -95,7 +97,14 @@ if (import.meta.main) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
   const h2 = new H2Client(target.port);
   const ws = new WsClients(target.port);
-  const next = schedule([...http1Shots(agent), ...h2.shots(), ...ws.shots()], Number(values.index));
+  const without = new Set(values.without!.split(",").filter((kind) => kind !== ""));
+  const mix = [...http1Shots(agent), ...h2.shots(), ...ws.shots()];
+  for (const kind of without) {
+    if (!mix.some(([name]) => name === kind)) {
+      throw new RangeError(`Cannot leave "${kind}" out of the soak: no such kind of request`);
+    }
+  }
+  const next = schedule(mix.filter(([name]) => !without.has(name)), Number(values.index));
 
   const measure = async ({ ms, clients }: { ms: number; clients: number }) => {
     let done = 0;

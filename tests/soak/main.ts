@@ -4,6 +4,7 @@
 //   deno task soak                         10 minutes per runtime
 //   deno task soak --seconds 60 --runtime deno --out .ci/out/soak.json --junit .ci/out/soak.xml
 //   deno task soak --calm                  without the hostile clients
+//   deno task soak --without "ws open-echo-close"   without a kind of request (comma-separated)
 //
 // The load comes from --processes load processes (client.ts, 2 by default), each with its share
 // of the rate and its own sockets, so that the latencies do not rest on one event loop: with
@@ -64,9 +65,12 @@ const { values } = parseArgs({
     processes: { type: "string", default: "2" },
     // without the hostile clients, to tell their effect from the load's
     calm: { type: "boolean", default: false },
+    // kinds of request left out of the mix, comma-separated: --without "ws open-echo-close"
+    without: { type: "string", default: "" },
   },
 });
 const processes = Number(values.processes);
+const without = values.without.split(",").filter((kind) => kind !== "");
 if (!(processes >= 1 && processes <= 16)) {
   throw new RangeError(`Cannot soak: --processes ${values.processes} is not 1 to 16`);
 }
@@ -295,7 +299,7 @@ async function soak(runtime: RuntimeName): Promise<SoakResult> {
     const target = { port: server.port, etag };
     const before = usage();
     for (let i = 0; i < processes; i++) {
-      const p = new LoadProcess(i, target, seconds + 300);
+      const p = new LoadProcess(i, target, seconds + 300, without);
       pool.push(p);
       if (pinned) pin(p.pid);
     }
@@ -457,6 +461,7 @@ function table(results: SoakResult[]): string {
     ["client / server CPUs", ...results.map(() => (pinned ? "0 / 1 (pinned)" : "shared"))],
     ["load processes", ...results.map((r) => String(r.processes))],
     ["hostile clients", ...results.map(() => (values.calm ? "off (--calm)" : "on"))],
+    ["left out of the mix", ...results.map(() => without.join(", ") || "nothing")],
     ["max rate measured (req/s)", ...results.map((r) => String(r.maxRps))],
     ["rate held (req/s)", ...results.map((r) => String(r.rate))],
     ["requests", ...results.map((r) => String(r.requests))],

@@ -27,7 +27,7 @@ export class LoadProcess {
   /** Called on every trace point, after it is stored. */
   onPoint: () => void = () => {};
 
-  constructor(index: number, target: Target, deadlineSeconds: number) {
+  constructor(index: number, target: Target, deadlineSeconds: number, without: string[] = []) {
     this.index = index;
     this.#child = new Deno.Command(Deno.execPath(), {
       args: [
@@ -41,6 +41,8 @@ export class LoadProcess {
         target.etag,
         "--index",
         String(index),
+        "--without",
+        without.join(","),
         "--deadline",
         String(deadlineSeconds),
       ],
