@@ -17,7 +17,7 @@
 import * as http from "node:http";
 import { parseArgs } from "node:util";
 import { H2Client, http1Shots, schedule, WsClients } from "./load.ts";
-import { Window, type WindowData } from "./stats.ts";
+import { Phases, type PhasesData, Window, type WindowData } from "./stats.ts";
 import { cpuTicksSync, TICKS_PER_SECOND } from "../../bench/_cpu.ts";
 
 export const TRACE_MS = 10_000;
@@ -32,13 +32,10 @@ export interface PointData {
 }
 
 /** The end of the load: the whole run, its first and last windows, errors and kinds. */
-export interface DoneData {
-  total: WindowData;
-  first: WindowData;
-  last: WindowData;
+export interface DoneData extends PhasesData {
   errorKinds: Record<string, number>;
-  /** By kind of request: its first and last windows, to show which kind a drift is in. */
-  kinds: Record<string, { first: WindowData; last: WindowData }>;
+  /** The same by kind of request, to show which kind a drift is in. */
+  kinds: Record<string, PhasesData>;
 }
 
 export type Command =
@@ -48,7 +45,7 @@ export type Command =
   | { close: true };
 
 /** The error of a request due while `backlog` requests are in flight. */
-export function overflow(backlog: number, stalled: boolean): string {
+function overflow(backlog: number, stalled: boolean): string {
   return stalled
     ? `client backlog over ${backlog} right after the client's own loop stalled`
     : `client backlog over ${backlog} (client on schedule, answers late)`;
@@ -68,7 +65,8 @@ function send(message: unknown): void {
   Deno.stdout.writeSync(new TextEncoder().encode(`\n${JSON.stringify(message)}\n`));
 }
 
-async function* lines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+/** The lines of a stream of text, without their newlines. */
+export async function* lines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
   let buffer = "";
   for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
     buffer += chunk;
@@ -126,25 +124,15 @@ if (import.meta.main) {
       backlog: number;
     },
   ) => {
-    const total = new Window();
-    const first = new Window();
-    const last = new Window();
+    const run = new Phases(windowMs, seconds * 1000);
     let stretch = new Window();
     let lag = 0;
     const errorKinds: Record<string, number> = {};
-    const kinds: Record<string, { first: Window; last: Window }> = {};
+    const kinds: Record<string, Phases> = {};
     const record = (kind: string, at: number, ms: number, ok: boolean, problem?: string) => {
-      const byKind = kinds[kind] ??= { first: new Window(), last: new Window() };
-      total.record(ms, ok);
+      run.record(at, ms, ok);
+      (kinds[kind] ??= new Phases(windowMs, seconds * 1000)).record(at, ms, ok);
       stretch.record(ms, ok);
-      if (at < windowMs) {
-        first.record(ms, ok);
-        byKind.first.record(ms, ok);
-      }
-      if (at >= seconds * 1000 - windowMs) {
-        last.record(ms, ok);
-        byKind.last.record(ms, ok);
-      }
       if (problem !== undefined) errorKinds[problem] = (errorKinds[problem] ?? 0) + 1;
     };
     let cpuFrom = cpuMs();
@@ -202,13 +190,9 @@ if (import.meta.main) {
       record("unfinished", seconds * 1000, 15_000, false, "unfinished 15 s after the load");
     }
     const done: DoneData = {
-      total: total.data(),
-      first: first.data(),
-      last: last.data(),
+      ...run.data(),
       errorKinds,
-      kinds: Object.fromEntries(
-        Object.entries(kinds).map(([k, w]) => [k, { first: w.first.data(), last: w.last.data() }]),
-      ),
+      kinds: Object.fromEntries(Object.entries(kinds).map(([k, phases]) => [k, phases.data()])),
     };
     send({ done });
   };
@@ -218,9 +202,7 @@ if (import.meta.main) {
   ) => {
     const own = new http.Agent({ keepAlive: true, maxSockets: 1 });
     const [, , shot] = http1Shots(own)[0]; // "h1 json"
-    const total = new Window();
-    const first = new Window();
-    const last = new Window();
+    const run = new Phases(windowMs, seconds * 1000);
     const errorKinds: Record<string, number> = {};
     const start = performance.now();
     const end = start + seconds * 1000;
@@ -229,20 +211,14 @@ if (import.meta.main) {
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       const sent = performance.now();
       const problem = await shot(target).catch((error: Error) => error.message);
-      const ms = performance.now() - sent;
-      total.record(ms, !problem);
-      if (sent - start < windowMs) first.record(ms, !problem);
-      if (sent - start >= seconds * 1000 - windowMs) last.record(ms, !problem);
-      if (problem) errorKinds[`probe: ${problem}`] = (errorKinds[`probe: ${problem}`] ?? 0) + 1;
+      run.record(sent - start, performance.now() - sent, !problem);
+      if (problem) {
+        const name = `probe: ${problem}`;
+        errorKinds[name] = (errorKinds[name] ?? 0) + 1;
+      }
     }
     own.destroy();
-    const done: DoneData = {
-      total: total.data(),
-      first: first.data(),
-      last: last.data(),
-      errorKinds,
-      kinds: {},
-    };
+    const done: DoneData = { ...run.data(), errorKinds, kinds: {} };
     send({ done });
   };
 

@@ -240,8 +240,7 @@ class Tracer {
     const parts = this.#pool.map((p) => p.points[n]);
     const now = this.#now();
     const wall = now.at - this.#from.at;
-    const w = new Window();
-    for (const part of parts) w.merge(part.window);
+    const w = merged(parts.map((part) => part.window));
     const answered = w.latency.count;
     const point: TracePoint = {
       s: Math.round((now.at - this.#start) / 1000),
@@ -277,6 +276,16 @@ function merged(parts: WindowData[]): Window {
   const w = new Window();
   for (const part of parts) w.merge(part);
   return w;
+}
+
+/** The p99 of windows from several processes, ms. */
+function p99(parts: WindowData[]): number {
+  return round1(merged(parts).latency.quantile(0.99));
+}
+
+/** How much the last window's p99 is above the first's (0.2: 20 %). */
+function drift(firstMs: number, lastMs: number): number {
+  return firstMs === 0 ? 0 : lastMs / firstMs - 1;
 }
 
 async function soak(runtime: RuntimeName): Promise<SoakResult> {
@@ -359,8 +368,6 @@ async function soak(runtime: RuntimeName): Promise<SoakResult> {
     const alive = server.alive() && (await sanity(server.port, null)) === null;
 
     const total = merged([...done, probed].map((d) => d.total));
-    const first = merged(done.map((d) => d.first));
-    const last = merged(done.map((d) => d.last));
     const errorKinds: Record<string, number> = {};
     for (const d of [...done, probed]) {
       for (const [kind, n] of Object.entries(d.errorKinds)) {
@@ -369,13 +376,15 @@ async function soak(runtime: RuntimeName): Promise<SoakResult> {
     }
     const kinds: SoakResult["kinds"] = {};
     for (const kind of new Set(done.flatMap((d) => Object.keys(d.kinds)))) {
-      const of = (which: "first" | "last") =>
-        merged(done.flatMap((d) => d.kinds[kind] ? [d.kinds[kind][which]] : []));
+      const of = done.flatMap((d) => d.kinds[kind] ?? []);
       kinds[kind] = {
-        p99FirstMs: round1(of("first").latency.quantile(0.99)),
-        p99LastMs: round1(of("last").latency.quantile(0.99)),
+        p99FirstMs: p99(of.map((k) => k.first)),
+        p99LastMs: p99(of.map((k) => k.last)),
       };
     }
+    const p99FirstMs = p99(done.map((d) => d.first));
+    const p99LastMs = p99(done.map((d) => d.last));
+    const probe = { p99FirstMs: p99([probed.first]), p99LastMs: p99([probed.last]) };
     const result: SoakResult = {
       runtime,
       seconds,
@@ -385,13 +394,12 @@ async function soak(runtime: RuntimeName): Promise<SoakResult> {
       errors: total.errors,
       errorRate: total.requests === 0 ? 1 : total.errors / total.requests,
       errorKinds,
-      p99FirstMs: round1(first.latency.quantile(0.99)),
-      p99LastMs: round1(last.latency.quantile(0.99)),
-      drift: 0,
+      p99FirstMs,
+      p99LastMs,
+      drift: drift(p99FirstMs, p99LastMs),
       probe: {
-        p99FirstMs: round1(merged([probed.first]).latency.quantile(0.99)),
-        p99LastMs: round1(merged([probed.last]).latency.quantile(0.99)),
-        drift: 0,
+        ...probe,
+        drift: drift(probe.p99FirstMs, probe.p99LastMs),
         requests: merged([probed.total]).requests,
       },
       window: seconds >= 300 ? "first/last minute" : "first/last fifth",
@@ -409,10 +417,6 @@ async function soak(runtime: RuntimeName): Promise<SoakResult> {
       failures: [],
       notes: [],
     };
-    result.drift = result.p99FirstMs === 0 ? 0 : result.p99LastMs / result.p99FirstMs - 1;
-    result.probe.drift = result.probe.p99FirstMs === 0
-      ? 0
-      : result.probe.p99LastMs / result.probe.p99FirstMs - 1;
     judge(result);
     if (!alive) {
       result.failures.push(

@@ -1,7 +1,7 @@
 // The soak's side of its load processes (client.ts): starts them, sends them commands, and
 // waits for their answers with a deadline; past it, or when one dies, the soak fails with what
 // it waited for rather than hanging.
-import type { Command, DoneData, PointData } from "./client.ts";
+import { type Command, type DoneData, lines, type PointData } from "./client.ts";
 import type { Target } from "./load.ts";
 
 type Message =
@@ -60,27 +60,21 @@ export class LoadProcess {
   }
 
   async #read(): Promise<void> {
-    let buffer = "";
     try {
-      for await (const chunk of this.#child.stdout.pipeThrough(new TextDecoderStream())) {
-        buffer += chunk;
-        for (let i = buffer.indexOf("\n"); i >= 0; i = buffer.indexOf("\n")) {
-          const line = buffer.slice(0, i);
-          buffer = buffer.slice(i + 1);
-          if (line === "") continue;
-          if (!line.startsWith("{")) {
-            // not the protocol: V8's own traces (--v8-flags in WEFT_SOAK_V8_FLAGS)
-            console.error(`load process ${this.index}: ${line}`);
-            continue;
-          }
-          const message = JSON.parse(line) as Message;
-          if ("point" in message) {
-            this.points.push(message.point);
-            this.onPoint();
-          } else {
-            this.#messages.push(message);
-            this.#wake?.();
-          }
+      for await (const line of lines(this.#child.stdout)) {
+        if (line === "") continue;
+        if (!line.startsWith("{")) {
+          // not the protocol: V8's own traces (--v8-flags in WEFT_SOAK_V8_FLAGS)
+          console.error(`load process ${this.index}: ${line}`);
+          continue;
+        }
+        const message = JSON.parse(line) as Message;
+        if ("point" in message) {
+          this.points.push(message.point);
+          this.onPoint();
+        } else {
+          this.#messages.push(message);
+          this.#wake?.();
         }
       }
     } catch {

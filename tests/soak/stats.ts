@@ -103,3 +103,37 @@ export class Window {
     this.errors += data.errors;
   }
 }
+
+/** A run's windows as plain data. */
+export interface PhasesData {
+  total: WindowData;
+  first: WindowData;
+  last: WindowData;
+}
+
+/**
+ * A run of `lengthMs` seen three ways, by when each request was due (ms into the run): the
+ * whole run, its first `windowMs` and its last `windowMs`, whose p99s give the drift.
+ */
+export class Phases {
+  readonly total = new Window();
+  readonly first = new Window();
+  readonly last = new Window();
+  #windowMs: number;
+  #lengthMs: number;
+
+  constructor(windowMs: number, lengthMs: number) {
+    this.#windowMs = windowMs;
+    this.#lengthMs = lengthMs;
+  }
+
+  record(at: number, ms: number, ok: boolean): void {
+    this.total.record(ms, ok);
+    if (at < this.#windowMs) this.first.record(ms, ok);
+    if (at >= this.#lengthMs - this.#windowMs) this.last.record(ms, ok);
+  }
+
+  data(): PhasesData {
+    return { total: this.total.data(), first: this.first.data(), last: this.last.data() };
+  }
+}

@@ -1,6 +1,6 @@
 // The soak's constant-memory latency statistics against the exact percentiles of the same values.
 import assert from "node:assert/strict";
-import { Histogram, Window } from "./stats.ts";
+import { Histogram, Phases, Window } from "./stats.ts";
 
 /** A deterministic spread of latencies from 2 µs to about 20 s, heavy at the low end. */
 function latencies(n: number): number[] {
@@ -57,4 +57,14 @@ Deno.test("windows merged from data read as one window that saw every value", ()
   for (const q of [0.5, 0.99, 0.999]) {
     assert.deepEqual(merged.latency.quantile(q), whole.latency.quantile(q));
   }
+});
+
+Deno.test("a run's phases count each request in the whole run and in its first or last window", () => {
+  const run = new Phases(1_000, 5_000);
+  for (const at of [0, 999, 1_000, 3_999, 4_000, 4_999]) run.record(at, at / 100, at !== 999);
+  assert.deepEqual(
+    [run.total.requests, run.first.requests, run.first.errors, run.last.requests],
+    [6, 2, 1, 2],
+  );
+  assert.deepEqual(run.last.latency.max, 49.99);
 });
