@@ -10,7 +10,9 @@
 //        → {"done": …}: one request at a time, one every intervalMs, over a connection of its
 //          own; its latency counts from when the request was sent. A process that only probes
 //          is idle between requests, so what it measures is the server's latency under the
-//          soak, with next to no pause of its own.
+//          soak, with next to no pause of its own. Once a second, between two requests, it
+//          also times a fixed piece of JavaScript work (machineWork()): the machine's own speed,
+//          which the trace and the drift are read against. It sends {"point": …} every 10 s too.
 //   {"close": true}                            → closes every socket, {"closed": true}, exits
 //
 // It exits by itself when stdin closes (the soak died) or after --deadline seconds.
@@ -29,6 +31,8 @@ export interface PointData {
   lagMs: number;
   cpuMs: number;
   heapMib: number;
+  /** The probe only: the fastest run of machineWork() in the stretch, µs. */
+  workUs?: number;
 }
 
 /** The end of the load: the whole run, its first and last windows, errors and kinds. */
@@ -36,6 +40,27 @@ export interface DoneData extends PhasesData {
   errorKinds: Record<string, number>;
   /** The same by kind of request, to show which kind a drift is in. */
   kinds: Record<string, PhasesData>;
+  /** The probe only: the fastest run of machineWork() in the first and the last window, µs. */
+  work?: { firstUs: number; lastUs: number };
+}
+
+const WORK = { id: 7, item: "soak", tags: ["a", "b"], at: 1.5, nested: { ok: true } };
+
+/**
+ * Times a fixed piece of JavaScript work (JSON round trips, as a server does), in µs. Its
+ * fastest run over a stretch is the machine's speed then, apart from this run's load: on a
+ * shared or throttled host the same work takes longer at some times than at others, and a
+ * server's latency follows (in 10-minute runs on a 2-core VM, the load processes' CPU per
+ * request and the server's rose and fell together, by up to 2x, with the rate held constant).
+ * The fastest of many runs leaves out the runs that waited for a core.
+ */
+export function machineWork(): number {
+  const start = performance.now();
+  let tags = 0;
+  for (let i = 0; i < 1_000; i++) tags += JSON.parse(JSON.stringify(WORK)).tags.length;
+  const us = (performance.now() - start) * 1000;
+  if (tags !== 2_000) throw new Error("machineWork() did not do its work");
+  return us;
 }
 
 export type Command =
@@ -204,21 +229,49 @@ if (import.meta.main) {
     const [, , shot] = http1Shots(own)[0]; // "h1 json"
     const run = new Phases(windowMs, seconds * 1000);
     const errorKinds: Record<string, number> = {};
+    let stretch = new Window();
+    let stretchWork = Infinity;
+    const work = { firstUs: Infinity, lastUs: Infinity };
     const start = performance.now();
     const end = start + seconds * 1000;
+    let nextWork = start;
+    let nextPoint = start + TRACE_MS;
     for (let due = start; due < end; due += intervalMs) {
       const wait = due - performance.now();
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       const sent = performance.now();
       const problem = await shot(target).catch((error: Error) => error.message);
-      run.record(sent - start, performance.now() - sent, !problem);
+      const now = performance.now();
+      run.record(sent - start, now - sent, !problem);
+      stretch.record(now - sent, !problem);
       if (problem) {
         const name = `probe: ${problem}`;
         errorKinds[name] = (errorKinds[name] ?? 0) + 1;
       }
+      if (now >= nextWork) {
+        // between two requests, well before the next is due (about 1 ms of a 50 ms gap)
+        nextWork += 1_000;
+        const us = machineWork();
+        stretchWork = Math.min(stretchWork, us);
+        if (now - start < windowMs) work.firstUs = Math.min(work.firstUs, us);
+        if (now - start >= seconds * 1000 - windowMs) work.lastUs = Math.min(work.lastUs, us);
+      }
+      if (now >= nextPoint) {
+        nextPoint += TRACE_MS;
+        const point: PointData = {
+          window: stretch.data(),
+          lagMs: 0,
+          cpuMs: 0,
+          heapMib: 0,
+          workUs: stretchWork,
+        };
+        send({ point });
+        stretch = new Window();
+        stretchWork = Infinity;
+      }
     }
     own.destroy();
-    const done: DoneData = { ...run.data(), errorKinds, kinds: {} };
+    const done: DoneData = { ...run.data(), errorKinds, kinds: {}, work };
     send({ done });
   };
 

@@ -24,12 +24,22 @@
 //    At each reading the server also reports its heap (tests/fuzz/_heap.js): the bytes in use
 //    and what V8 holds for new and old objects, so that growth of RSS can be told apart: live
 //    objects that grow (a leak) or space V8 sized for the load and keeps.
+// 4. control: the soaked server stops and a fresh one of the same runtime takes the same load
+//    (warm-up, then the same rate, hostile clients as before) for two windows. The soaked
+//    server's last window against the fresh server's second (its first holds its start) is the
+//    drift the server itself accounts for, measured minutes apart on nearly the same machine; the first window against the last
+//    spans the whole run, and on a shared host the machine's pace changed over ten minutes as
+//    much as the drift measured (see the trace's fixed work).
 //
 // Every 10 s of step 2 prints one line (and the JSON keeps it under `trace`): latencies of the
 // requests that finished, the load processes' longest event-loop lag, their CPU and heap, the
-// server's CPU per request and RSS, and the machine's CPU pressure. A client that falls behind
-// shows as lag with a flat server; a server that degrades, as CPU per request or RSS that
-// climbs. The p99 of each kind of request, first and last window, says where a drift is.
+// server's CPU per request and RSS, the probe's p99, and the machine: its CPU pressure and the
+// time of a fixed piece of JavaScript work (client.ts machineWork(), fastest run of the stretch).
+// A client that falls behind shows as lag with a flat server; a server that degrades, as CPU per
+// request or RSS that climbs while the fixed work keeps its time; a machine that slows down (a
+// shared or throttled host), as the fixed work and the CPU per request of client and server
+// rising together. The p99 of each kind of request, first and last window, says where a drift
+// is, and the fixed work's first and last window say how much of it was the machine's.
 //
 // With --pin, client and server are pinned to different cores (taskset; two cores or more): the
 // client side (the load processes, and this one with the hostile clients) on CPU 0, the server on
@@ -39,7 +49,7 @@
 // cores its p99 then rose in the last fifth of a 60 s run (0.26 % backlog errors).
 //
 // Goals: errors ≤ 0.01 %; p99 of the last minute within 20 % of the first (first and last fifth
-// in runs under 5 minutes); 20 s after the load, RSS ≤ 20 MiB above the warmed server and fds
+// in runs under 5 minutes) and of the fresh server's under the same load; 20 s after the load, RSS ≤ 20 MiB above the warmed server and fds
 // ≤ 10 above the start. Exits 1 when errors pass the goal, the server died or stopped
 // answering, or for gross leaks (fds +100, RSS +256 MiB); drift and smaller growth are reported
 // only.
@@ -49,7 +59,7 @@ import { parseArgs } from "node:util";
 import { learn, sanity } from "../fuzz/fuzz.ts";
 import { ensureNodeBuild, type RuntimeName, startFuzzServer } from "../fuzz/servers.ts";
 import { Hostile } from "./load.ts";
-import { TRACE_MS } from "./client.ts";
+import { type DoneData, TRACE_MS } from "./client.ts";
 import { LoadProcess } from "./pool.ts";
 import { Window, type WindowData } from "./stats.ts";
 import { cpuTicksSync, TICKS_PER_SECOND } from "../../bench/_cpu.ts";
@@ -136,6 +146,10 @@ interface TracePoint {
   serverRssMib: number | null;
   /** Share of the last 10 s in which some task of the machine waited for a CPU (Linux PSI). */
   cpuPressure: number | null;
+  /** The probe's p99 over the stretch. */
+  probeP99Ms: number;
+  /** The machine's speed: the fastest run of a fixed piece of work in the stretch, µs. */
+  workUs: number | null;
 }
 
 interface SoakResult {
@@ -156,6 +170,26 @@ interface SoakResult {
    * clients' own pauses.
    */
   probe: { p99FirstMs: number; p99LastMs: number; drift: number; requests: number };
+  /**
+   * The machine's speed over the same windows: the fastest run of a fixed piece of JavaScript
+   * work (client.ts machineWork()) in the first and the last window, and how much slower the
+   * last was (0.2: 20 %). A drift the machine shows too is not the server's.
+   */
+  machine: { workFirstUs: number; workLastUs: number; slowdown: number };
+  /**
+   * A fresh server of the same runtime, started after the soak and loaded the same way (warm-up,
+   * then the same rate, hostile clients as in the soak) for two windows: the p99 of its second
+   * window and the probe's, and how much the soaked server's last window is above them. The machine is nearly the same
+   * a minute apart, so this drift is the server's own (what ten minutes of load left behind),
+   * where the first/last drift also holds whatever the machine did over the whole run.
+   */
+  control: {
+    p99Ms: number;
+    probeP99Ms: number;
+    errors: number;
+    drift: number;
+    probeDrift: number;
+  };
   window: string;
   processes: number;
   /** p99 of each kind of request in the first and the last window, ms. */
@@ -213,16 +247,23 @@ function mib(bytes: number | null): number | null {
 class Tracer {
   readonly points: TracePoint[] = [];
   #pool: LoadProcess[];
+  #prober: LoadProcess;
   #serverPid: number;
   #serverRss: () => number | null;
   #start = 0;
   #from = { at: 0, server: 0 };
 
-  constructor(pool: LoadProcess[], serverPid: number, serverRss: () => number | null) {
+  constructor(
+    pool: LoadProcess[],
+    prober: LoadProcess,
+    serverPid: number,
+    serverRss: () => number | null,
+  ) {
     this.#pool = pool;
+    this.#prober = prober;
     this.#serverPid = serverPid;
     this.#serverRss = serverRss;
-    for (const p of pool) p.onPoint = () => this.#close();
+    for (const p of [...pool, prober]) p.onPoint = () => this.#close();
   }
 
   begin(start: number): void {
@@ -236,8 +277,9 @@ class Tracer {
 
   #close(): void {
     const n = this.points.length;
-    if (this.#pool.some((p) => p.points.length <= n)) return;
+    if ([...this.#pool, this.#prober].some((p) => p.points.length <= n)) return;
     const parts = this.#pool.map((p) => p.points[n]);
+    const probe = this.#prober.points[n];
     const now = this.#now();
     const wall = now.at - this.#from.at;
     const w = merged(parts.map((part) => part.window));
@@ -258,14 +300,19 @@ class Tracer {
         : Math.round(((now.server - this.#from.server) * 1000) / answered),
       serverRssMib: mib(this.#serverRss()),
       cpuPressure: cpuPressure(),
+      probeP99Ms: round1(merged([probe.window]).latency.quantile(0.99)),
+      workUs: typeof probe.workUs === "number" && Number.isFinite(probe.workUs)
+        ? Math.round(probe.workUs)
+        : null,
     };
     this.points.push(point);
     console.log(
       `  ${point.s} s: ${point.requests} req, ${point.errors} errors, p50 ${point.p50Ms} / p99 ` +
         `${point.p99Ms} / max ${point.maxMs} ms | clients: lag ${point.clientLagMs} ms, CPU ` +
         `${point.clientCpu} %, heap ${point.clientHeapMib} MiB | server: CPU ${point.serverCpu} %, ` +
-        `${point.serverUsPerRequest} µs/req, RSS ${point.serverRssMib} MiB | machine: CPU ` +
-        `pressure ${point.cpuPressure ?? "?"} %`,
+        `${point.serverUsPerRequest} µs/req, RSS ${point.serverRssMib} MiB | probe: p99 ` +
+        `${point.probeP99Ms} ms | machine: fixed work ${point.workUs ?? "?"} µs, CPU pressure ` +
+        `${point.cpuPressure ?? "?"} %`,
     );
     this.#from = now;
     this.#close(); // a later stretch may be complete already
@@ -283,30 +330,54 @@ function p99(parts: WindowData[]): number {
   return round1(merged(parts).latency.quantile(0.99));
 }
 
+/** The machine's speed in the first and the last window, from the probe's fixed work. */
+function machine(work: DoneData["work"]): SoakResult["machine"] {
+  const first = work?.firstUs ?? 0;
+  const last = work?.lastUs ?? 0;
+  const ok = Number.isFinite(first) && Number.isFinite(last) && first > 0;
+  return ok
+    ? { workFirstUs: Math.round(first), workLastUs: Math.round(last), slowdown: drift(first, last) }
+    : { workFirstUs: 0, workLastUs: 0, slowdown: 0 };
+}
+
 /** How much the last window's p99 is above the first's (0.2: 20 %). */
 function drift(firstMs: number, lastMs: number): number {
   return firstMs === 0 ? 0 : lastMs / firstMs - 1;
 }
 
-async function soak(runtime: RuntimeName): Promise<SoakResult> {
-  const { server, stop } = await startFuzzServer(
-    runtime,
-    (seconds + 300) * 1000,
-    pinned ? { cpu: 1 } : {},
-  );
+type Server = Awaited<ReturnType<typeof startFuzzServer>>["server"];
+
+/** What one server did under the load (drive()). */
+interface Driven {
+  maxRps: number;
+  rate: number;
+  warm: Usage;
+  warmHeap: HeapMib | null;
+  peak: Usage;
+  done: DoneData[];
+  probed: DoneData;
+  trace: TracePoint[];
+  hostile: Record<string, number>;
+}
+
+/**
+ * One server under the soak's load: load processes and a probe are started; they measure the
+ * maximum rate closed loop (which also warms the server); then the mix runs open loop for
+ * `seconds` at `rate` (half the measured maximum when not given), with hostile clients in the
+ * background unless --calm. Everything the clients hold is closed before it returns.
+ */
+async function drive(
+  server: Server,
+  options: { seconds: number; windowMs: number; rate?: number; usage: () => Usage },
+): Promise<Driven> {
+  const { seconds, windowMs } = options;
   const hostile = new Hostile(server.port);
   const pool: LoadProcess[] = [];
   let prober: LoadProcess | undefined;
-  const usage = (): Usage => ({ rssMib: mib(server.rss()), fds: server.fds() });
-  const heap = async (): Promise<HeapMib | null> => {
-    const h = await server.heap();
-    return h && { used: mib(h.used)!, newSpace: mib(h.newSpace), oldSpace: mib(h.oldSpace) };
-  };
   try {
     const known = await learn(server.port);
     const etag = known.validators["/static/hello.txt"]?.etag ?? '"none"';
     const target = { port: server.port, etag };
-    const before = usage();
     for (let i = 0; i < processes; i++) {
       const p = new LoadProcess(i, target, seconds + 300, without);
       pool.push(p);
@@ -323,17 +394,16 @@ async function soak(runtime: RuntimeName): Promise<SoakResult> {
     // a process's first answer waits for its start-up (a few hundred ms) too
     const counts = await Promise.all(pool.map((p) => p.answer("measured", measureMs + 30_000)));
     const maxRps = counts.reduce((a, b) => a + b, 0) / (measureMs / 1000);
-    const warm = usage();
-    const warmHeap = await heap();
-    const rate = Math.max(10, Math.round(maxRps * 0.5));
+    const warm = options.usage();
+    const warmHeap = await heapOf(server);
+    const rate = options.rate ?? Math.max(10, Math.round(maxRps * 0.5));
 
     // 2. the load, open loop at `rate` shared by the load processes, with hostile clients
     if (!values.calm) hostile.start();
-    const windowMs = seconds >= 300 ? 60_000 : (seconds * 1000) / 5;
-    const trace = new Tracer(pool, server.pid, () => server.rss());
-    const peak: Usage = { ...before };
+    const trace = new Tracer(pool, prober, server.pid, () => server.rss());
+    const peak: Usage = { ...warm };
     const sampler = setInterval(() => {
-      const now = usage();
+      const now = options.usage();
       if (now.rssMib !== null && (peak.rssMib === null || now.rssMib > peak.rssMib)) {
         peak.rssMib = now.rssMib;
       }
@@ -354,92 +424,176 @@ async function soak(runtime: RuntimeName): Promise<SoakResult> {
     // the load, then at most 15 s of draining in the load process
     const done = await Promise.all(pool.map((p) => p.answer("done", (seconds + 60) * 1000)));
     const probed = await prober.answer("done", 60_000);
-
-    // 3. settle: everything the clients hold is closed, then the server is read again
-    hostile.stop();
-    await Promise.all([...pool, prober].map((p) => p.stop()));
     clearInterval(sampler);
-    await new Promise((resolve) => setTimeout(resolve, 5_000));
-    const after = usage();
-    const afterHeap = await heap();
-    await new Promise((resolve) => setTimeout(resolve, 15_000));
-    const idle = usage();
-    const idleHeap = await heap();
-    const alive = server.alive() && (await sanity(server.port, null)) === null;
-
-    const total = merged([...done, probed].map((d) => d.total));
-    const errorKinds: Record<string, number> = {};
-    for (const d of [...done, probed]) {
-      for (const [kind, n] of Object.entries(d.errorKinds)) {
-        errorKinds[kind] = (errorKinds[kind] ?? 0) + n;
-      }
-    }
-    const kinds: SoakResult["kinds"] = {};
-    for (const kind of new Set(done.flatMap((d) => Object.keys(d.kinds)))) {
-      const of = done.flatMap((d) => d.kinds[kind] ?? []);
-      kinds[kind] = {
-        p99FirstMs: p99(of.map((k) => k.first)),
-        p99LastMs: p99(of.map((k) => k.last)),
-      };
-    }
-    const p99FirstMs = p99(done.map((d) => d.first));
-    const p99LastMs = p99(done.map((d) => d.last));
-    const probe = { p99FirstMs: p99([probed.first]), p99LastMs: p99([probed.last]) };
-    const result: SoakResult = {
-      runtime,
-      seconds,
-      maxRps: Math.round(maxRps),
+    return {
+      maxRps,
       rate,
-      requests: total.requests,
-      errors: total.errors,
-      errorRate: total.requests === 0 ? 1 : total.errors / total.requests,
-      errorKinds,
-      p99FirstMs,
-      p99LastMs,
-      drift: drift(p99FirstMs, p99LastMs),
-      probe: {
-        ...probe,
-        drift: drift(probe.p99FirstMs, probe.p99LastMs),
-        requests: merged([probed.total]).requests,
-      },
-      window: seconds >= 300 ? "first/last minute" : "first/last fifth",
-      processes,
-      kinds,
-      before,
       warm,
+      warmHeap,
       peak,
-      after,
-      idle,
-      heap: { warm: warmHeap, after: afterHeap, idle: idleHeap },
-      hostile: { ...hostile.counts },
+      done,
+      probed,
       trace: trace.points,
-      alive,
-      failures: [],
-      notes: [],
+      hostile: { ...hostile.counts },
     };
-    judge(result);
-    if (!alive) {
-      result.failures.push(
-        `the server died or stopped answering: ${server.exit() ?? ""}\n${server.output()}`,
-      );
-    }
-    return result;
   } finally {
     hostile.stop();
     await Promise.all(pool.map((p) => p.stop()));
     await prober?.stop();
-    await stop();
   }
 }
 
+/** The server's own heap report, MiB; null when it gave none. */
+async function heapOf(server: Server): Promise<HeapMib | null> {
+  const h = await server.heap();
+  return h && { used: mib(h.used)!, newSpace: mib(h.newSpace), oldSpace: mib(h.oldSpace) };
+}
+
+function usageOf(server: Server): () => Usage {
+  return () => ({ rssMib: mib(server.rss()), fds: server.fds() });
+}
+
+async function soak(runtime: RuntimeName): Promise<SoakResult> {
+  const lifetimeMs = (seconds + 300) * 1000;
+  const { server, stop } = await startFuzzServer(runtime, lifetimeMs, pinned ? { cpu: 1 } : {});
+  const usage = usageOf(server);
+  const windowMs = seconds >= 300 ? 60_000 : (seconds * 1000) / 5;
+  let soaked: Driven;
+  let before: Usage, after: Usage, idle: Usage;
+  let afterHeap: HeapMib | null, idleHeap: HeapMib | null;
+  let alive: boolean;
+  try {
+    before = usage();
+    soaked = await drive(server, { seconds, windowMs, usage });
+    // 3. settle: everything the clients held is closed; the server is read again
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    after = usage();
+    afterHeap = await heapOf(server);
+    await new Promise((resolve) => setTimeout(resolve, 15_000));
+    idle = usage();
+    idleHeap = await heapOf(server);
+    alive = server.alive() && (await sanity(server.port, null)) === null;
+    if (!alive) {
+      throw new Error(
+        `the server died or stopped answering: ${server.exit() ?? ""}\n${server.output()}`,
+      );
+    }
+  } finally {
+    await stop();
+  }
+
+  // 4. the control: a fresh server under the same load, at the same rate, for two windows; its
+  // second is compared (the first holds its start, as the soak's own first window does)
+  console.log(
+    `  control: a fresh ${runtime} server, ${(2 * windowMs) / 1000} s at ${soaked.rate} req/s`,
+  );
+  const fresh = await startFuzzServer(runtime, lifetimeMs, pinned ? { cpu: 1 } : {});
+  let control: Driven;
+  try {
+    control = await drive(fresh.server, {
+      seconds: (2 * windowMs) / 1000,
+      windowMs,
+      rate: soaked.rate,
+      usage: usageOf(fresh.server),
+    });
+  } finally {
+    await fresh.stop();
+  }
+
+  const { done, probed } = soaked;
+  const total = merged([...done, probed].map((d) => d.total));
+  const errorKinds: Record<string, number> = {};
+  for (const d of [...done, probed]) {
+    for (const [kind, n] of Object.entries(d.errorKinds)) {
+      errorKinds[kind] = (errorKinds[kind] ?? 0) + n;
+    }
+  }
+  const kinds: SoakResult["kinds"] = {};
+  for (const kind of new Set(done.flatMap((d) => Object.keys(d.kinds)))) {
+    const of = done.flatMap((d) => d.kinds[kind] ?? []);
+    kinds[kind] = {
+      p99FirstMs: p99(of.map((k) => k.first)),
+      p99LastMs: p99(of.map((k) => k.last)),
+    };
+  }
+  const p99FirstMs = p99(done.map((d) => d.first));
+  const p99LastMs = p99(done.map((d) => d.last));
+  const probe = { p99FirstMs: p99([probed.first]), p99LastMs: p99([probed.last]) };
+  const controlP99 = {
+    load: p99(control.done.map((d) => d.last)),
+    probe: p99([control.probed.last]),
+  };
+  const controlErrors = merged([...control.done, control.probed].map((d) => d.total)).errors;
+  const result: SoakResult = {
+    runtime,
+    seconds,
+    maxRps: Math.round(soaked.maxRps),
+    rate: soaked.rate,
+    requests: total.requests,
+    errors: total.errors,
+    errorRate: total.requests === 0 ? 1 : total.errors / total.requests,
+    errorKinds,
+    p99FirstMs,
+    p99LastMs,
+    drift: drift(p99FirstMs, p99LastMs),
+    probe: {
+      ...probe,
+      drift: drift(probe.p99FirstMs, probe.p99LastMs),
+      requests: merged([probed.total]).requests,
+    },
+    machine: machine(probed.work),
+    control: {
+      p99Ms: controlP99.load,
+      probeP99Ms: controlP99.probe,
+      errors: controlErrors,
+      drift: drift(controlP99.load, p99LastMs),
+      probeDrift: drift(controlP99.probe, probe.p99LastMs),
+    },
+    window: seconds >= 300 ? "first/last minute" : "first/last fifth",
+    processes,
+    kinds,
+    before,
+    warm: soaked.warm,
+    peak: soaked.peak,
+    after,
+    idle,
+    heap: { warm: soaked.warmHeap, after: afterHeap, idle: idleHeap },
+    hostile: soaked.hostile,
+    trace: soaked.trace,
+    alive,
+    failures: [],
+    notes: [],
+  };
+  judge(result);
+  return result;
+}
+
 function judge(r: SoakResult): void {
+  // the trace is how a drift is told apart from the machine's own pace: it must be there
+  if (r.seconds * 1000 >= 2 * TRACE_MS) {
+    if (r.trace.length === 0) {
+      r.failures.push("no trace point came: a load process or the probe sent none");
+    } else if (r.trace.every((point) => point.workUs === null)) {
+      r.failures.push("the probe never timed the machine's fixed work");
+    }
+  }
   if (r.errorRate > GOALS.errorRate) {
     r.failures.push(
       `error rate ${(r.errorRate * 100).toFixed(4)} % over the goal of ${GOALS.errorRate * 100} %`,
     );
   }
+  if (r.control.drift > GOALS.drift) {
+    r.notes.push(
+      `p99 of the last window ${(r.control.drift * 100).toFixed(0)} % above a fresh server's ` +
+        `under the same load (goal 20 %)`,
+    );
+  }
   if (r.drift > GOALS.drift) {
-    r.notes.push(`p99 drift ${(r.drift * 100).toFixed(0)} % over the goal of 20 %`);
+    r.notes.push(
+      `p99 drift ${(r.drift * 100).toFixed(0)} % over the goal of 20 %; the machine's fixed ` +
+        `work took ${(r.machine.slowdown * 100).toFixed(0)} % longer in the last window than in ` +
+        `the first`,
+    );
   }
   // RSS is compared with the warmed server (a leak grows with the soak's length; a heap sized
   // for full load does not), descriptors with the fresh one (the warm-up's clients hold some)
@@ -484,6 +638,24 @@ function table(results: SoakResult[]): string {
       ...results.map((r) =>
         `${r.probe.p99FirstMs.toFixed(1)} → ${r.probe.p99LastMs.toFixed(1)} (${
           (r.probe.drift * 100).toFixed(0)
+        } %)`
+      ),
+    ],
+    [
+      "control, a fresh server at the same rate, its second window: p99 / probe p99 (ms)",
+      ...results.map((r) => `${r.control.p99Ms.toFixed(1)} / ${r.control.probeP99Ms.toFixed(1)}`),
+    ],
+    [
+      "p99 drift, last window against the control (goal ≤ 20 %): load / probe",
+      ...results.map((r) =>
+        `${(r.control.drift * 100).toFixed(0)} % / ${(r.control.probeDrift * 100).toFixed(0)} %`
+      ),
+    ],
+    [
+      "machine: fixed work, fastest run, first → last window (µs)",
+      ...results.map((r) =>
+        `${r.machine.workFirstUs} → ${r.machine.workLastUs} (${
+          (r.machine.slowdown * 100).toFixed(0)
         } %)`
       ),
     ],
@@ -560,6 +732,8 @@ for (const runtime of runtimes) {
       p99LastMs: 0,
       drift: 0,
       probe: { p99FirstMs: 0, p99LastMs: 0, drift: 0, requests: 0 },
+      machine: { workFirstUs: 0, workLastUs: 0, slowdown: 0 },
+      control: { p99Ms: 0, probeP99Ms: 0, errors: 0, drift: 0, probeDrift: 0 },
       window: "",
       processes,
       kinds: {},
