@@ -13,12 +13,14 @@
 //          soak, with next to no pause of its own. Once a second, between two requests, it
 //          also times a fixed piece of JavaScript work (machineWork()): the machine's own speed,
 //          which the trace and the drift are read against. It sends {"point": …} every 10 s too.
+//   {"disconnect": true}                       → closes every socket, {"disconnected": true}
+//   {"connect": {"port": 8001, "etag": "…"}}   → new sockets, to another server: {"connected": true}
 //   {"close": true}                            → closes every socket, {"closed": true}, exits
 //
 // It exits by itself when stdin closes (the soak died) or after --deadline seconds.
 import * as http from "node:http";
 import { parseArgs } from "node:util";
-import { H2Client, http1Shots, schedule, WsClients } from "./load.ts";
+import { H2Client, http1Shots, schedule, type Target, WsClients } from "./load.ts";
 import { Phases, type PhasesData, Window, type WindowData } from "./stats.ts";
 import { cpuTicksSync, TICKS_PER_SECOND } from "../../bench/_cpu.ts";
 
@@ -49,10 +51,9 @@ const WORK = { id: 7, item: "soak", tags: ["a", "b"], at: 1.5, nested: { ok: tru
 /**
  * Times a fixed piece of JavaScript work (JSON round trips, as a server does), in µs. Its
  * fastest run over a stretch is the machine's speed then, apart from this run's load: on a
- * shared or throttled host the same work takes longer at some times than at others, and a
- * server's latency follows (in 10-minute runs on a 2-core VM, the load processes' CPU per
- * request and the server's rose and fell together, by up to 2x, with the rate held constant).
- * The fastest of many runs leaves out the runs that waited for a core.
+ * shared or throttled host the same work takes longer at some times than at others (up to 15 %
+ * between the minutes of a 10-minute run on a 2-core VM). The fastest of many runs leaves out
+ * the runs that waited for a core.
  */
 export function machineWork(): number {
   const start = performance.now();
@@ -67,6 +68,8 @@ export type Command =
   | { measure: { ms: number; clients: number } }
   | { load: { rate: number; seconds: number; windowMs: number; backlog: number } }
   | { probe: { seconds: number; windowMs: number; intervalMs: number } }
+  | { disconnect: true }
+  | { connect: Target }
   | { close: true };
 
 /** The error of a request due while `backlog` requests are in flight. */
@@ -114,20 +117,32 @@ if (import.meta.main) {
       deadline: { type: "string", default: "3600" },
     },
   });
-  const target = { port: Number(values.port), etag: values.etag! };
+  const without = new Set(values.without!.split(",").filter((kind) => kind !== ""));
+  /** Sockets to one server: an HTTP/1.1 agent, an h2c session and WebSockets, and the mix. */
+  const connect = (to: Target) => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
+    const h2 = new H2Client(to.port);
+    const ws = new WsClients(to.port);
+    const mix = [...http1Shots(agent), ...h2.shots(), ...ws.shots()];
+    for (const kind of without) {
+      if (!mix.some(([name]) => name === kind)) {
+        throw new RangeError(`Cannot leave "${kind}" out of the soak: no such kind of request`);
+      }
+    }
+    return {
+      next: schedule(mix.filter(([name]) => !without.has(name)), Number(values.index)),
+      close() {
+        ws.close();
+        h2.close();
+        agent.destroy();
+      },
+    };
+  };
+  let target: Target = { port: Number(values.port), etag: values.etag! };
+  let clients = connect(target);
+  const next = () => clients.next();
   const deadline = setTimeout(() => Deno.exit(3), Number(values.deadline) * 1000);
   Deno.unrefTimer(deadline);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
-  const h2 = new H2Client(target.port);
-  const ws = new WsClients(target.port);
-  const without = new Set(values.without!.split(",").filter((kind) => kind !== ""));
-  const mix = [...http1Shots(agent), ...h2.shots(), ...ws.shots()];
-  for (const kind of without) {
-    if (!mix.some(([name]) => name === kind)) {
-      throw new RangeError(`Cannot leave "${kind}" out of the soak: no such kind of request`);
-    }
-  }
-  const next = schedule(mix.filter(([name]) => !without.has(name)), Number(values.index));
 
   const measure = async ({ ms, clients }: { ms: number; clients: number }) => {
     let done = 0;
@@ -229,6 +244,7 @@ if (import.meta.main) {
     const [, , shot] = http1Shots(own)[0]; // "h1 json"
     const run = new Phases(windowMs, seconds * 1000);
     const errorKinds: Record<string, number> = {};
+    for (let i = 0; i < 20; i++) machineWork(); // compiled before it is timed
     let stretch = new Window();
     let stretchWork = Infinity;
     const work = { firstUs: Infinity, lastUs: Infinity };
@@ -280,11 +296,16 @@ if (import.meta.main) {
     if ("measure" in command) await measure(command.measure);
     else if ("load" in command) await load(command.load);
     else if ("probe" in command) await probe(command.probe);
-    else break;
+    else if ("disconnect" in command) {
+      clients.close();
+      send({ disconnected: true });
+    } else if ("connect" in command) {
+      target = command.connect;
+      clients = connect(target);
+      send({ connected: true });
+    } else break;
   }
-  ws.close();
-  h2.close();
-  agent.destroy();
+  clients.close();
   send({ closed: true });
   Deno.exit(0);
 }

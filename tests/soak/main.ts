@@ -25,11 +25,11 @@
 //    and what V8 holds for new and old objects, so that growth of RSS can be told apart: live
 //    objects that grow (a leak) or space V8 sized for the load and keeps.
 // 4. control: the soaked server stops and a fresh one of the same runtime takes the same load
-//    (warm-up, then the same rate, hostile clients as before) for two windows. The soaked
-//    server's last window against the fresh server's second (its first holds its start) is the
-//    drift the server itself accounts for, measured minutes apart on nearly the same machine; the first window against the last
-//    spans the whole run, and on a shared host the machine's pace changed over ten minutes as
-//    much as the drift measured (see the trace's fixed work).
+//    from the same load processes and probe (warm-up, then the same rate, hostile clients as
+//    before) for two windows. The soaked server's last window against the fresh server's second
+//    (its first holds its start, as the soak's own first window does) is the drift the server
+//    accounts for: clients, mix and rate are the same and the machine nearly so, minutes apart
+//    where the first and the last window are ten minutes apart.
 //
 // Every 10 s of step 2 prints one line (and the JSON keeps it under `trace`): latencies of the
 // requests that finished, the load processes' longest event-loop lag, their CPU and heap, the
@@ -58,7 +58,7 @@ import process from "node:process";
 import { parseArgs } from "node:util";
 import { learn, sanity } from "../fuzz/fuzz.ts";
 import { ensureNodeBuild, type RuntimeName, startFuzzServer } from "../fuzz/servers.ts";
-import { Hostile } from "./load.ts";
+import { Hostile, type Target } from "./load.ts";
 import { type DoneData, TRACE_MS } from "./client.ts";
 import { LoadProcess } from "./pool.ts";
 import { Window, type WindowData } from "./stats.ts";
@@ -177,8 +177,8 @@ interface SoakResult {
    */
   machine: { workFirstUs: number; workLastUs: number; slowdown: number };
   /**
-   * A fresh server of the same runtime, started after the soak and loaded the same way (warm-up,
-   * then the same rate, hostile clients as in the soak) for two windows: the p99 of its second
+   * A fresh server of the same runtime, started after the soak and loaded by the same processes
+   * (warm-up, then the same rate, hostile clients as in the soak) for two windows: the p99 of its second
    * window and the probe's, and how much the soaked server's last window is above them. The machine is nearly the same
    * a minute apart, so this drift is the server's own (what ten minutes of load left behind),
    * where the first/last drift also holds whatever the machine did over the whole run.
@@ -361,31 +361,21 @@ interface Driven {
 }
 
 /**
- * One server under the soak's load: load processes and a probe are started; they measure the
- * maximum rate closed loop (which also warms the server); then the mix runs open loop for
- * `seconds` at `rate` (half the measured maximum when not given), with hostile clients in the
- * background unless --calm. Everything the clients hold is closed before it returns.
+ * One server under the soak's load, from load processes and a probe already connected to it:
+ * they measure the maximum rate closed loop (which also warms the server); then the mix runs
+ * open loop for `seconds` at `rate` (half the measured maximum when not given), with hostile
+ * clients in the background unless --calm. Every socket to the server is closed before it
+ * returns; the processes stay, to be connected to another server.
  */
 async function drive(
   server: Server,
+  clients: { pool: LoadProcess[]; prober: LoadProcess },
   options: { seconds: number; windowMs: number; rate?: number; usage: () => Usage },
 ): Promise<Driven> {
   const { seconds, windowMs } = options;
+  const { pool, prober } = clients;
   const hostile = new Hostile(server.port);
-  const pool: LoadProcess[] = [];
-  let prober: LoadProcess | undefined;
   try {
-    const known = await learn(server.port);
-    const etag = known.validators["/static/hello.txt"]?.etag ?? '"none"';
-    const target = { port: server.port, etag };
-    for (let i = 0; i < processes; i++) {
-      const p = new LoadProcess(i, target, seconds + 300, without);
-      pool.push(p);
-      if (pinned) pin(p.pid);
-    }
-    prober = new LoadProcess(processes, target, seconds + 300);
-    if (pinned) pin(prober.pid);
-
     // 1. measure the maximum rate, closed loop
     const measureMs = 3_000;
     await Promise.all(
@@ -438,9 +428,17 @@ async function drive(
     };
   } finally {
     hostile.stop();
-    await Promise.all(pool.map((p) => p.stop()));
-    await prober?.stop();
+    await Promise.all([...pool, prober].map(async (p) => {
+      await p.send({ disconnect: true });
+      await p.answer("disconnected", 10_000);
+    }));
   }
+}
+
+/** Where the load processes send their requests: the server's port and an ETag it gives. */
+async function targetOf(server: Server): Promise<Target> {
+  const known = await learn(server.port);
+  return { port: server.port, etag: known.validators["/static/hello.txt"]?.etag ?? '"none"' };
 }
 
 /** The server's own heap report, MiB; null when it gave none. */
@@ -458,48 +456,83 @@ async function soak(runtime: RuntimeName): Promise<SoakResult> {
   const { server, stop } = await startFuzzServer(runtime, lifetimeMs, pinned ? { cpu: 1 } : {});
   const usage = usageOf(server);
   const windowMs = seconds >= 300 ? 60_000 : (seconds * 1000) / 5;
-  let soaked: Driven;
-  let before: Usage, after: Usage, idle: Usage;
-  let afterHeap: HeapMib | null, idleHeap: HeapMib | null;
-  let alive: boolean;
+  const pool: LoadProcess[] = [];
+  let prober: LoadProcess | undefined;
+  let stopped = false;
   try {
-    before = usage();
-    soaked = await drive(server, { seconds, windowMs, usage });
-    // 3. settle: everything the clients held is closed; the server is read again
+    const before = usage();
+    const target = await targetOf(server);
+    for (let i = 0; i < processes; i++) {
+      const p = new LoadProcess(i, target, seconds + 600, without);
+      pool.push(p);
+      if (pinned) pin(p.pid);
+    }
+    prober = new LoadProcess(processes, target, seconds + 600);
+    if (pinned) pin(prober.pid);
+    const clients = { pool, prober };
+    const soaked = await drive(server, clients, { seconds, windowMs, usage });
+
+    // 3. settle: every socket of the clients is closed; the server is read again
     await new Promise((resolve) => setTimeout(resolve, 5_000));
-    after = usage();
-    afterHeap = await heapOf(server);
+    const after = usage();
+    const afterHeap = await heapOf(server);
     await new Promise((resolve) => setTimeout(resolve, 15_000));
-    idle = usage();
-    idleHeap = await heapOf(server);
-    alive = server.alive() && (await sanity(server.port, null)) === null;
+    const idle = usage();
+    const idleHeap = await heapOf(server);
+    const alive = server.alive() && (await sanity(server.port, null)) === null;
     if (!alive) {
       throw new Error(
         `the server died or stopped answering: ${server.exit() ?? ""}\n${server.output()}`,
       );
     }
-  } finally {
+    stopped = true;
     await stop();
-  }
 
-  // 4. the control: a fresh server under the same load, at the same rate, for two windows; its
-  // second is compared (the first holds its start, as the soak's own first window does)
-  console.log(
-    `  control: a fresh ${runtime} server, ${(2 * windowMs) / 1000} s at ${soaked.rate} req/s`,
-  );
-  const fresh = await startFuzzServer(runtime, lifetimeMs, pinned ? { cpu: 1 } : {});
-  let control: Driven;
-  try {
-    control = await drive(fresh.server, {
-      seconds: (2 * windowMs) / 1000,
-      windowMs,
-      rate: soaked.rate,
-      usage: usageOf(fresh.server),
-    });
+    // 4. the control: a fresh server, loaded by the same processes at the same rate for two
+    // windows; its second is compared (the first holds its start, as the soak's own does)
+    console.log(
+      `  control: a fresh ${runtime} server, ${(2 * windowMs) / 1000} s at ${soaked.rate} req/s`,
+    );
+    const fresh = await startFuzzServer(runtime, lifetimeMs, pinned ? { cpu: 1 } : {});
+    let control: Driven;
+    try {
+      const to = await targetOf(fresh.server);
+      await Promise.all([...pool, prober].map(async (p) => {
+        await p.send({ connect: to });
+        await p.answer("connected", 10_000);
+      }));
+      control = await drive(fresh.server, clients, {
+        seconds: (2 * windowMs) / 1000,
+        windowMs,
+        rate: soaked.rate,
+        usage: usageOf(fresh.server),
+      });
+    } finally {
+      await fresh.stop();
+    }
+    return report(runtime, { soaked, control, before, after, idle, afterHeap, idleHeap, alive });
   } finally {
-    await fresh.stop();
+    await Promise.all(pool.map((p) => p.stop()));
+    await prober?.stop();
+    if (!stopped) await stop();
   }
+}
 
+/** The soak's result from what was measured: totals, p99s and drifts, usage, notes. */
+function report(
+  runtime: RuntimeName,
+  m: {
+    soaked: Driven;
+    control: Driven;
+    before: Usage;
+    after: Usage;
+    idle: Usage;
+    afterHeap: HeapMib | null;
+    idleHeap: HeapMib | null;
+    alive: boolean;
+  },
+): SoakResult {
+  const { soaked, control, before, after, idle, afterHeap, idleHeap, alive } = m;
   const { done, probed } = soaked;
   const total = merged([...done, probed].map((d) => d.total));
   const errorKinds: Record<string, number> = {};

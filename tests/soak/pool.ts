@@ -8,6 +8,8 @@ type Message =
   | { measured: number }
   | { point: PointData }
   | { done: DoneData }
+  | { disconnected: true }
+  | { connected: true }
   | { closed: true };
 
 const CLIENT = new URL("./client.ts", import.meta.url).pathname;
@@ -87,7 +89,7 @@ export class LoadProcess {
   }
 
   /** The next answer of this process, or an error naming `what` past `ms` or if it died. */
-  async answer<K extends "measured" | "done" | "closed">(
+  async answer<K extends "measured" | "done" | "disconnected" | "connected" | "closed">(
     key: K,
     ms: number,
   ): Promise<Extract<Message, Record<K, unknown>>[K]> {
