@@ -144,6 +144,8 @@ interface TracePoint {
   /** Server CPU time per answered request. */
   serverUsPerRequest: number;
   serverRssMib: number | null;
+  /** The server's heap in use, MiB, read at most 10 s before (null: no report). */
+  serverHeapMib: number | null;
   /** Share of the last 10 s in which some task of the machine waited for a CPU (Linux PSI). */
   cpuPressure: number | null;
   /** The probe's p99 over the stretch. */
@@ -248,6 +250,8 @@ class Tracer {
   readonly points: TracePoint[] = [];
   #pool: LoadProcess[];
   #prober: LoadProcess;
+  #base: number[];
+  #serverHeap: () => HeapMib | null;
   #serverPid: number;
   #serverRss: () => number | null;
   #start = 0;
@@ -258,11 +262,15 @@ class Tracer {
     prober: LoadProcess,
     serverPid: number,
     serverRss: () => number | null,
+    serverHeap: () => HeapMib | null,
   ) {
+    this.#serverHeap = serverHeap;
     this.#pool = pool;
     this.#prober = prober;
     this.#serverPid = serverPid;
     this.#serverRss = serverRss;
+    // the processes may have sent points to an earlier tracer (the control reuses them)
+    this.#base = [...pool, prober].map((p) => p.points.length);
     for (const p of [...pool, prober]) p.onPoint = () => this.#close();
   }
 
@@ -277,9 +285,10 @@ class Tracer {
 
   #close(): void {
     const n = this.points.length;
-    if ([...this.#pool, this.#prober].some((p) => p.points.length <= n)) return;
-    const parts = this.#pool.map((p) => p.points[n]);
-    const probe = this.#prober.points[n];
+    const all = [...this.#pool, this.#prober];
+    if (all.some((p, i) => p.points.length <= this.#base[i] + n)) return;
+    const parts = all.map((p, i) => p.points[this.#base[i] + n]);
+    const probe = parts.pop()!;
     const now = this.#now();
     const wall = now.at - this.#from.at;
     const w = merged(parts.map((part) => part.window));
@@ -299,6 +308,7 @@ class Tracer {
         ? 0
         : Math.round(((now.server - this.#from.server) * 1000) / answered),
       serverRssMib: mib(this.#serverRss()),
+      serverHeapMib: this.#serverHeap()?.used ?? null,
       cpuPressure: cpuPressure(),
       probeP99Ms: round1(merged([probe.window]).latency.quantile(0.99)),
       workUs: typeof probe.workUs === "number" && Number.isFinite(probe.workUs)
@@ -310,7 +320,8 @@ class Tracer {
       `  ${point.s} s: ${point.requests} req, ${point.errors} errors, p50 ${point.p50Ms} / p99 ` +
         `${point.p99Ms} / max ${point.maxMs} ms | clients: lag ${point.clientLagMs} ms, CPU ` +
         `${point.clientCpu} %, heap ${point.clientHeapMib} MiB | server: CPU ${point.serverCpu} %, ` +
-        `${point.serverUsPerRequest} µs/req, RSS ${point.serverRssMib} MiB | probe: p99 ` +
+        `${point.serverUsPerRequest} µs/req, RSS ${point.serverRssMib} MiB, heap ` +
+        `${point.serverHeapMib ?? "?"} MiB | probe: p99 ` +
         `${point.probeP99Ms} ms | machine: fixed work ${point.workUs ?? "?"} µs, CPU pressure ` +
         `${point.cpuPressure ?? "?"} %`,
     );
@@ -375,6 +386,8 @@ async function drive(
   const { seconds, windowMs } = options;
   const { pool, prober } = clients;
   const hostile = new Hostile(server.port);
+  let sampler: ReturnType<typeof setInterval> | undefined;
+  let heapReader: ReturnType<typeof setInterval> | undefined;
   try {
     // 1. measure the maximum rate, closed loop
     const measureMs = 3_000;
@@ -390,9 +403,12 @@ async function drive(
 
     // 2. the load, open loop at `rate` shared by the load processes, with hostile clients
     if (!values.calm) hostile.start();
-    const trace = new Tracer(pool, prober, server.pid, () => server.rss());
+    // the server's heap every 10 s, for the trace: live objects that grow under a steady load
+    let heapNow: HeapMib | null = null;
+    heapReader = setInterval(async () => heapNow = await heapOf(server), TRACE_MS);
+    const trace = new Tracer(pool, prober, server.pid, () => server.rss(), () => heapNow);
     const peak: Usage = { ...warm };
-    const sampler = setInterval(() => {
+    sampler = setInterval(() => {
       const now = options.usage();
       if (now.rssMib !== null && (peak.rssMib === null || now.rssMib > peak.rssMib)) {
         peak.rssMib = now.rssMib;
@@ -414,7 +430,6 @@ async function drive(
     // the load, then at most 15 s of draining in the load process
     const done = await Promise.all(pool.map((p) => p.answer("done", (seconds + 60) * 1000)));
     const probed = await prober.answer("done", 60_000);
-    clearInterval(sampler);
     return {
       maxRps,
       rate,
@@ -427,6 +442,8 @@ async function drive(
       hostile: { ...hostile.counts },
     };
   } finally {
+    clearInterval(sampler);
+    clearInterval(heapReader);
     hostile.stop();
     await Promise.all([...pool, prober].map(async (p) => {
       await p.send({ disconnect: true });
