@@ -4,6 +4,7 @@
 //   deno task soak                         10 minutes per runtime
 //   deno task soak --seconds 60 --runtime deno --out .ci/out/soak.json --junit .ci/out/soak.xml
 //   deno task soak --calm                  without the hostile clients
+//   deno task soak --control same          the control on the soaked server, sockets renewed
 //   deno task soak --without "ws open-echo-close"   without a kind of request (comma-separated)
 //
 // The load comes from --processes load processes (client.ts, 2 by default), each with its share
@@ -75,11 +76,16 @@ const { values } = parseArgs({
     processes: { type: "string", default: "2" },
     // without the hostile clients, to tell their effect from the load's
     calm: { type: "boolean", default: false },
+    // the control run: "fresh" (a new server) or "same" (the soaked server, sockets renewed)
+    control: { type: "string", default: "fresh" },
     // kinds of request left out of the mix, comma-separated: --without "ws open-echo-close"
     without: { type: "string", default: "" },
   },
 });
 const processes = Number(values.processes);
+if (values.control !== "fresh" && values.control !== "same") {
+  throw new RangeError(`Cannot soak: --control ${values.control} is not "fresh" or "same"`);
+}
 const without = values.without.split(",").filter((kind) => kind !== "");
 if (!(processes >= 1 && processes <= 16)) {
   throw new RangeError(`Cannot soak: --processes ${values.processes} is not 1 to 16`);
@@ -502,15 +508,22 @@ async function soak(runtime: RuntimeName): Promise<SoakResult> {
         `the server died or stopped answering: ${server.exit() ?? ""}\n${server.output()}`,
       );
     }
-    stopped = true;
-    await stop();
-
-    // 4. the control: a fresh server, loaded by the same processes at the same rate for two
-    // windows; its second is compared (the first holds its start, as the soak's own does)
+    // 4. the control, loaded by the same processes at the same rate for two windows; its second
+    // is compared (the first holds its start, as the soak's own does). By default a fresh
+    // server; with --control same, the soaked server itself with every socket new, which tells
+    // state kept per connection (gone) from state kept by the process (still there)
+    const same = values.control === "same";
     console.log(
-      `  control: a fresh ${runtime} server, ${(2 * windowMs) / 1000} s at ${soaked.rate} req/s`,
+      `  control: ${same ? "the same server, reconnected" : `a fresh ${runtime} server`}, ` +
+        `${(2 * windowMs) / 1000} s at ${soaked.rate} req/s`,
     );
-    const fresh = await startFuzzServer(runtime, lifetimeMs, pinned ? { cpu: 1 } : {});
+    if (!same) {
+      stopped = true;
+      await stop();
+    }
+    const fresh = same
+      ? { server, stop: () => Promise.resolve() }
+      : await startFuzzServer(runtime, lifetimeMs, pinned ? { cpu: 1 } : {});
     let control: Driven;
     try {
       const to = await targetOf(fresh.server);
@@ -692,11 +705,13 @@ function table(results: SoakResult[]): string {
       ),
     ],
     [
-      "control, a fresh server at the same rate, its second window: p99 / probe p99 (ms)",
+      `control (${
+        values.control === "same" ? "the same server, reconnected" : "a fresh server"
+      }) at the same rate, its second window: p99 / probe p99 (ms)`,
       ...results.map((r) => `${r.control.p99Ms.toFixed(1)} / ${r.control.probeP99Ms.toFixed(1)}`),
     ],
     [
-      "p99 drift, last window against the control (goal ≤ 20 %): load / probe",
+      "p99 drift, last window against the control (goal ≤ 20 % with a fresh server): load / probe",
       ...results.map((r) =>
         `${(r.control.drift * 100).toFixed(0)} % / ${(r.control.probeDrift * 100).toFixed(0)} %`
       ),
