@@ -5,6 +5,7 @@
 //   deno task soak --seconds 60 --runtime deno --out .ci/out/soak.json --junit .ci/out/soak.xml
 //   deno task soak --calm                  without the hostile clients
 //   deno task soak --control same          the control on the soaked server, sockets renewed
+//   deno task soak --rate 2500             hold 2,500 req/s (half the measured maximum without)
 //   deno task soak --without "ws open-echo-close"   without a kind of request (comma-separated)
 //
 // The load comes from --processes load processes (client.ts, 2 by default), each with its share
@@ -78,11 +79,17 @@ const { values } = parseArgs({
     calm: { type: "boolean", default: false },
     // the control run: "fresh" (a new server) or "same" (the soaked server, sockets renewed)
     control: { type: "string", default: "fresh" },
+    // the rate to hold, req/s, instead of half the measured maximum (to compare runs)
+    rate: { type: "string" },
     // kinds of request left out of the mix, comma-separated: --without "ws open-echo-close"
     without: { type: "string", default: "" },
   },
 });
 const processes = Number(values.processes);
+const fixedRate = values.rate === undefined ? undefined : Number(values.rate);
+if (fixedRate !== undefined && !(fixedRate >= 10)) {
+  throw new RangeError(`Cannot soak: --rate ${values.rate} is not 10 req/s or more`);
+}
 if (values.control !== "fresh" && values.control !== "same") {
   throw new RangeError(`Cannot soak: --control ${values.control} is not "fresh" or "same"`);
 }
@@ -493,7 +500,7 @@ async function soak(runtime: RuntimeName): Promise<SoakResult> {
     prober = new LoadProcess(processes, target, seconds + 600);
     if (pinned) pin(prober.pid);
     const clients = { pool, prober };
-    const soaked = await drive(server, clients, { seconds, windowMs, usage });
+    const soaked = await drive(server, clients, { seconds, windowMs, usage, rate: fixedRate });
 
     // 3. settle: every socket of the clients is closed; the server is read again
     await new Promise((resolve) => setTimeout(resolve, 5_000));
