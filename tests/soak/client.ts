@@ -139,8 +139,8 @@ if (import.meta.main) {
     };
   };
   let target: Target = { port: Number(values.port), etag: values.etag! };
-  let clients = connect(target);
-  const next = () => clients.next();
+  let sockets = connect(target);
+  const next = () => sockets.next();
   const deadline = setTimeout(() => Deno.exit(3), Number(values.deadline) * 1000);
   Deno.unrefTimer(deadline);
 
@@ -297,15 +297,15 @@ if (import.meta.main) {
     else if ("load" in command) await load(command.load);
     else if ("probe" in command) await probe(command.probe);
     else if ("disconnect" in command) {
-      clients.close();
+      sockets.close();
       send({ disconnected: true });
     } else if ("connect" in command) {
       target = command.connect;
-      clients = connect(target);
+      sockets = connect(target);
       send({ connected: true });
     } else break;
   }
-  clients.close();
+  sockets.close();
   send({ closed: true });
   Deno.exit(0);
 }
