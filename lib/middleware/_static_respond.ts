@@ -101,6 +101,14 @@ export function respond(
   return stream(config, rep, start, end, 206, partial);
 }
 
+/**
+ * Parts of a large file up to this size (ranges) are read into memory at once and sent as bytes,
+ * with the file closed before the answer, instead of a stream per response: 5–8 % more 1 KiB
+ * ranges of a 300 KiB file a second on Deno (the fuzz app, wrk with 16 connections, server and
+ * wrk pinned to their own cores, two alternating rounds).
+ */
+const SMALL_READ = 64 * 1024;
+
 // 3. a large file: check that the path still names the version the headers describe (a
 //    stat first, so a file replaced by a FIFO is never opened), open it, check the open
 //    file's own fstat, stream
@@ -121,10 +129,25 @@ async function stream(
     file.close();
     return null;
   }
+  const length = end - start + 1;
+  if (length > SMALL_READ) {
+    try {
+      return reply(await file.stream(start, end), status, headers);
+    } catch (error) {
+      file.close();
+      throw error;
+    }
+  }
+  // a small part of a large file (a range): read at once, the file closed before the answer
   try {
-    return reply(await file.stream(start, end), status, headers);
-  } catch (error) {
+    const bytes = new Uint8Array(length);
+    for (let read = 0; read < length;) {
+      const n = await file.read(bytes.subarray(read), start + read);
+      if (n === 0) return null; // the file shrank after its fstat: look again
+      read += n;
+    }
+    return reply(bytes, status, headers);
+  } finally {
     file.close();
-    throw error;
   }
 }
