@@ -3,6 +3,7 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import process from "node:process";
+import { createInterface } from "node:readline";
 
 /** A server child process that printed "ready <port>". */
 export interface ServerProcess {
@@ -39,6 +40,8 @@ export interface Heap {
   /** What V8 holds for new and old objects, used or not. */
   newSpace: number | null;
   oldSpace: number | null;
+  /** The longest event-loop stall since the last report, ms. */
+  lagMs?: number;
 }
 
 /** Where the repository is (the working directory of every child). */
@@ -64,6 +67,8 @@ export function startServer(
     env?: Record<string, string>;
     /** The child prints its heap on SIGUSR2 (without a handler, SIGUSR2 would end it). */
     reportsHeap?: boolean;
+    /** Gets every line the child writes to stdout (V8's traces, with --trace-gc). */
+    onOutput?: (line: string) => void;
   },
 ): Promise<ServerProcess> {
   const child: ChildProcess = spawn(command, args, {
@@ -91,6 +96,9 @@ export function startServer(
     if (match !== null) onHeap(JSON.parse(match[1]));
   });
   child.stderr!.on("data", keep);
+  if (options.onOutput !== undefined) {
+    createInterface({ input: child.stdout! }).on("line", options.onOutput);
+  }
   return new Promise((resolve, reject) => {
     const readyTimer = setTimeout(() => {
       child.kill("SIGKILL");

@@ -37,19 +37,39 @@ export function ensureNodeBuild(force = false): void {
 export async function startFuzzServer(
   runtime: RuntimeName,
   lifetimeMs: number,
-  options: { cpu?: number } = {},
+  options: {
+    cpu?: number;
+    /** V8 flags for the server, comma-separated (`--trace-gc`); its traces go to `onOutput`. */
+    v8Flags?: string;
+    onOutput?: (line: string) => void;
+  } = {},
 ): Promise<Started> {
   const fixture = buildStaticFixture();
+  const flags = options.v8Flags ?? "";
   let [command, args] = runtime === "deno"
-    ? [denoPath(), ["run", "-A", "tests/fuzz/serve_deno.ts", fixture.root]]
-    : ["node", ["tests/node/fuzz_server.mjs", fixture.root]];
+    ? [denoPath(), [
+      "run",
+      "-A",
+      ...(flags === "" ? [] : [`--v8-flags=${flags}`]),
+      "tests/fuzz/serve_deno.ts",
+      fixture.root,
+    ]]
+    : ["node", [
+      ...(flags === "" ? [] : flags.split(",")),
+      "tests/node/fuzz_server.mjs",
+      fixture.root,
+    ]];
   // taskset execs the server, so the PID read for RSS and fds stays the server's own
   if (options.cpu !== undefined) {
     [command, args] = ["taskset", ["-c", String(options.cpu), command, ...args]];
   }
   let server: ServerProcess;
   try {
-    server = await startServer(command, args, { lifetimeMs, reportsHeap: true });
+    server = await startServer(command, args, {
+      lifetimeMs,
+      reportsHeap: true,
+      onOutput: options.onOutput,
+    });
   } catch (error) {
     fixture.remove();
     throw error;

@@ -7,6 +7,8 @@
 //   deno task soak --control same          the control on the soaked server, sockets renewed
 //   deno task soak --rate 2500             hold 2,500 req/s (half the measured maximum without)
 //   deno task soak --without "ws open-echo-close"   without a kind of request (comma-separated)
+//   WEFT_SOAK_SERVER_V8_FLAGS=--trace-gc deno task soak   V8 flags for the servers (traces on
+//                                          stderr); WEFT_SOAK_V8_FLAGS for the load processes
 //
 // The load comes from --processes load processes (client.ts, 2 by default), each with its share
 // of the rate and its own sockets, so that the latencies do not rest on one event loop: with
@@ -136,6 +138,8 @@ interface HeapMib {
   used: number;
   newSpace: number | null;
   oldSpace: number | null;
+  /** The server's longest event-loop stall since its last report, ms (null: not reported). */
+  lagMs: number | null;
 }
 
 /** One TRACE_MS stretch of the load, by when its requests finished, client and server side. */
@@ -157,8 +161,16 @@ interface TracePoint {
   /** Server CPU time per answered request. */
   serverUsPerRequest: number;
   serverRssMib: number | null;
+  /** The server's open descriptors (its sockets, mostly) at the end of the stretch. */
+  serverFds: number | null;
   /** The server's heap in use, MiB, read at most 10 s before (null: no report). */
   serverHeapMib: number | null;
+  /** The server's longest event-loop stall over the 10 s before its last report. */
+  serverLagMs: number | null;
+  /** CPU of this process (hostile clients, trace), 100 = one core. */
+  soakCpu: number;
+  /** The machine's CPU time over the stretch by kind, % of all CPUs (null without /proc/stat). */
+  machineCpu: MachineShare | null;
   /** Share of the last 10 s in which some task of the machine waited for a CPU (Linux PSI). */
   cpuPressure: number | null;
   /** The probe's p99 over the stretch. */
@@ -235,6 +247,40 @@ function cpuMs(pid: number | "self"): number | null {
   }
 }
 
+/** The machine's CPU time by kind (the "cpu" line of /proc/stat), ticks; null without it. */
+function machineTicks(): number[] | null {
+  try {
+    const line = Deno.readTextFileSync("/proc/stat").split("\n")[0];
+    return line.trim().split(/ +/).slice(1).map(Number);
+  } catch {
+    return null;
+  }
+}
+
+interface MachineShare {
+  user: number;
+  system: number;
+  softirq: number;
+  steal: number;
+  idle: number;
+}
+
+/** What the machine's CPUs did between two readings of machineTicks(), % of their time. */
+function machineShare(from: number[] | null, to: number[] | null): MachineShare | null {
+  if (from === null || to === null) return null;
+  const d = to.map((t, i) => t - from[i]);
+  const total = d.reduce((a, b) => a + b, 0) || 1;
+  const pct = (n: number) => round1((n / total) * 100);
+  // user nice system idle iowait irq softirq steal
+  return {
+    user: pct(d[0] + d[1]),
+    system: pct(d[2] + d[5]),
+    softirq: pct(d[6]),
+    steal: pct(d[7] ?? 0),
+    idle: pct(d[3] + d[4]),
+  };
+}
+
 /** The machine's CPU pressure, "some avg10" of /proc/pressure/cpu, in %; null without PSI. */
 function cpuPressure(): number | null {
   try {
@@ -245,12 +291,27 @@ function cpuPressure(): number | null {
   }
 }
 
+function describeShare(m: MachineShare | null): string {
+  return m === null
+    ? "CPUs ?"
+    : `CPUs user ${m.user} / system ${m.system} / softirq ${m.softirq} / steal ${m.steal} / ` +
+      `idle ${m.idle} %`;
+}
+
 function round1(n: number): number {
   return Math.round(n * 10) / 10;
 }
 
 function mib(bytes: number | null): number | null {
   return bytes === null ? null : round1(bytes / MIB);
+}
+
+/** One reading of the clocks the trace compares: wall, the server's and this process's CPU. */
+interface Reading {
+  at: number;
+  server: number;
+  self: number;
+  machine: number[] | null;
 }
 
 /**
@@ -266,22 +327,22 @@ class Tracer {
   #base: number[];
   #serverHeap: () => HeapMib | null;
   #serverPid: number;
-  #serverRss: () => number | null;
+  #serverUsage: () => Usage;
   #start = 0;
-  #from = { at: 0, server: 0 };
+  #from: Reading = { at: 0, server: 0, self: 0, machine: null };
 
   constructor(
     pool: LoadProcess[],
     prober: LoadProcess,
     serverPid: number,
-    serverRss: () => number | null,
+    serverUsage: () => Usage,
     serverHeap: () => HeapMib | null,
   ) {
     this.#serverHeap = serverHeap;
     this.#pool = pool;
     this.#prober = prober;
     this.#serverPid = serverPid;
-    this.#serverRss = serverRss;
+    this.#serverUsage = serverUsage;
     // the processes may have sent points to an earlier tracer (the control reuses them)
     this.#base = [...pool, prober].map((p) => p.points.length);
     for (const p of [...pool, prober]) p.onPoint = () => this.#close();
@@ -292,8 +353,13 @@ class Tracer {
     this.#from = this.#now();
   }
 
-  #now() {
-    return { at: performance.now(), server: cpuMs(this.#serverPid) ?? 0 };
+  #now(): Reading {
+    return {
+      at: performance.now(),
+      server: cpuMs(this.#serverPid) ?? 0,
+      self: cpuMs("self") ?? 0,
+      machine: machineTicks(),
+    };
   }
 
   #close(): void {
@@ -305,6 +371,7 @@ class Tracer {
     const now = this.#now();
     const wall = now.at - this.#from.at;
     const w = merged(parts.map((part) => part.window));
+    const usage = this.#serverUsage();
     const answered = w.latency.count;
     const point: TracePoint = {
       s: Math.round((now.at - this.#start) / 1000),
@@ -317,11 +384,15 @@ class Tracer {
       clientCpu: Math.round((parts.reduce((sum, p) => sum + p.cpuMs, 0) / TRACE_MS) * 100),
       clientHeapMib: round1(parts.reduce((sum, p) => sum + p.heapMib, 0)),
       serverCpu: Math.round(((now.server - this.#from.server) / wall) * 100),
+      soakCpu: Math.round(((now.self - this.#from.self) / wall) * 100),
+      machineCpu: machineShare(this.#from.machine, now.machine),
       serverUsPerRequest: answered === 0
         ? 0
         : Math.round(((now.server - this.#from.server) * 1000) / answered),
-      serverRssMib: mib(this.#serverRss()),
+      serverRssMib: usage.rssMib,
+      serverFds: usage.fds,
       serverHeapMib: this.#serverHeap()?.used ?? null,
+      serverLagMs: this.#serverHeap()?.lagMs ?? null,
       cpuPressure: cpuPressure(),
       probeP99Ms: round1(merged([probe.window]).latency.quantile(0.99)),
       workUs: typeof probe.workUs === "number" && Number.isFinite(probe.workUs)
@@ -332,11 +403,14 @@ class Tracer {
     console.log(
       `  ${point.s} s: ${point.requests} req, ${point.errors} errors, p50 ${point.p50Ms} / p99 ` +
         `${point.p99Ms} / max ${point.maxMs} ms | clients: lag ${point.clientLagMs} ms, CPU ` +
-        `${point.clientCpu} %, heap ${point.clientHeapMib} MiB | server: CPU ${point.serverCpu} %, ` +
-        `${point.serverUsPerRequest} µs/req, RSS ${point.serverRssMib} MiB, heap ` +
+        `${point.clientCpu} %, heap ${point.clientHeapMib} MiB | server: lag ` +
+        `${point.serverLagMs ?? "?"} ms, CPU ${point.serverCpu} %, ` +
+        `${point.serverUsPerRequest} µs/req, ${point.serverFds ?? "?"} fds, RSS ` +
+        `${point.serverRssMib} MiB, heap ` +
         `${point.serverHeapMib ?? "?"} MiB | probe: p99 ` +
         `${point.probeP99Ms} ms | machine: fixed work ${point.workUs ?? "?"} µs, CPU pressure ` +
-        `${point.cpuPressure ?? "?"} %`,
+        `${point.cpuPressure ?? "?"} %, ${describeShare(point.machineCpu)}, soak process ` +
+        `${point.soakCpu} %`,
     );
     this.#from = now;
     this.#close(); // a later stretch may be complete already
@@ -419,7 +493,7 @@ async function drive(
     // the server's heap every 10 s, for the trace: live objects that grow under a steady load
     let heapNow: HeapMib | null = null;
     heapReader = setInterval(async () => heapNow = await heapOf(server), TRACE_MS);
-    const trace = new Tracer(pool, prober, server.pid, () => server.rss(), () => heapNow);
+    const trace = new Tracer(pool, prober, server.pid, options.usage, () => heapNow);
     const peak: Usage = { ...warm };
     sampler = setInterval(() => {
       const now = options.usage();
@@ -474,16 +548,40 @@ async function targetOf(server: Server): Promise<Target> {
 /** The server's own heap report, MiB; null when it gave none. */
 async function heapOf(server: Server): Promise<HeapMib | null> {
   const h = await server.heap();
-  return h && { used: mib(h.used)!, newSpace: mib(h.newSpace), oldSpace: mib(h.oldSpace) };
+  return h && {
+    used: mib(h.used)!,
+    newSpace: mib(h.newSpace),
+    oldSpace: mib(h.oldSpace),
+    lagMs: h.lagMs ?? null,
+  };
 }
 
 function usageOf(server: Server): () => Usage {
   return () => ({ rssMib: mib(server.rss()), fds: server.fds() });
 }
 
+/** V8 flags for the servers, to look into them (e.g. --trace-gc); their output is logged. */
+const SERVER_V8_FLAGS = Deno.env.get("WEFT_SOAK_SERVER_V8_FLAGS");
+
+function serverOptions(which: string): Parameters<typeof startFuzzServer>[2] {
+  return {
+    ...(pinned ? { cpu: 1 } : {}),
+    ...(SERVER_V8_FLAGS
+      ? {
+        v8Flags: SERVER_V8_FLAGS,
+        onOutput: (line: string) => {
+          if (!line.startsWith("ready ") && !line.startsWith("heap ")) {
+            console.error(`${which} server: ${line}`);
+          }
+        },
+      }
+      : {}),
+  };
+}
+
 async function soak(runtime: RuntimeName): Promise<SoakResult> {
   const lifetimeMs = (seconds + 300) * 1000;
-  const { server, stop } = await startFuzzServer(runtime, lifetimeMs, pinned ? { cpu: 1 } : {});
+  const { server, stop } = await startFuzzServer(runtime, lifetimeMs, serverOptions("soaked"));
   const usage = usageOf(server);
   const windowMs = seconds >= 300 ? 60_000 : (seconds * 1000) / 5;
   const pool: LoadProcess[] = [];
@@ -530,7 +628,7 @@ async function soak(runtime: RuntimeName): Promise<SoakResult> {
     }
     const fresh = same
       ? { server, stop: () => Promise.resolve() }
-      : await startFuzzServer(runtime, lifetimeMs, pinned ? { cpu: 1 } : {});
+      : await startFuzzServer(runtime, lifetimeMs, serverOptions("fresh"));
     let control: Driven;
     try {
       const to = await targetOf(fresh.server);
