@@ -6,7 +6,7 @@ import { fileEtag } from "../http/etag.ts";
 import { formatHttpDate } from "../http/date.ts";
 import { hasDotSegment, isUnderRoot } from "../http/file_path.ts";
 import { contentTypeWithCharset } from "../http/media_type.ts";
-import type { FileStat } from "../server/types.ts";
+import type { FileStat, OpenFile } from "../server/types.ts";
 import {
   clock,
   type Entry,
@@ -102,18 +102,30 @@ async function find(
     const opened = file.stat;
     if (!opened.isFile) return null;
     if (opened.size > config.maxFileBytes) return { path: real, stat: opened, body: null };
-    const body = new Uint8Array(opened.size);
-    let filled = 0;
-    while (filled < body.length) {
-      const n = await file.read(body.subarray(filled), filled);
-      if (n === 0) break;
-      filled += n;
-    }
     // A file that shrank while being read is streamed instead of cached half-read.
-    return { path: real, stat: opened, body: filled === body.length ? body : null };
+    return { path: real, stat: opened, body: await readAt(file, 0, opened.size) };
   } finally {
     file.close();
   }
+}
+
+/**
+ * Reads `length` bytes of an open file from byte `position`.
+ *
+ * @returns The bytes, or `null` when the file ended first (it shrank after its `fstat`).
+ */
+export async function readAt(
+  file: OpenFile,
+  position: number,
+  length: number,
+): Promise<Uint8Array<ArrayBuffer> | null> {
+  const bytes = new Uint8Array(length);
+  for (let read = 0; read < length;) {
+    const n = await file.read(bytes.subarray(read), position + read);
+    if (n === 0) return null;
+    read += n;
+  }
+  return bytes;
 }
 
 interface HeaderFacts {

@@ -13,6 +13,7 @@ import {
 } from "./_static_cache.ts";
 import { negotiateCoding } from "./_static_encoding.ts";
 
+import { readAt } from "./_static_resolve.ts";
 export { resolveEntry } from "./_static_resolve.ts";
 
 const INIT_200: ResponseInit = { status: 200 };
@@ -111,7 +112,7 @@ const SMALL_READ = 64 * 1024;
 
 // 3. a large file: check that the path still names the version the headers describe (a
 //    stat first, so a file replaced by a FIFO is never opened), open it, check the open
-//    file's own fstat, stream
+//    file's own fstat, stream (or read, up to SMALL_READ bytes)
 async function stream(
   { fs }: ResolveConfig,
   rep: Representation,
@@ -140,13 +141,8 @@ async function stream(
   }
   // a small part of a large file (a range): read at once, the file closed before the answer
   try {
-    const bytes = new Uint8Array(length);
-    for (let read = 0; read < length;) {
-      const n = await file.read(bytes.subarray(read), start + read);
-      if (n === 0) return null; // the file shrank after its fstat: look again
-      read += n;
-    }
-    return reply(bytes, status, headers);
+    const bytes = await readAt(file, start, length);
+    return bytes === null ? null : reply(bytes, status, headers); // null: it shrank, look again
   } finally {
     file.close();
   }

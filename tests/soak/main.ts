@@ -372,6 +372,7 @@ class Tracer {
     const wall = now.at - this.#from.at;
     const w = merged(parts.map((part) => part.window));
     const usage = this.#serverUsage();
+    const heap = this.#serverHeap();
     const answered = w.latency.count;
     const point: TracePoint = {
       s: Math.round((now.at - this.#start) / 1000),
@@ -391,8 +392,8 @@ class Tracer {
         : Math.round(((now.server - this.#from.server) * 1000) / answered),
       serverRssMib: usage.rssMib,
       serverFds: usage.fds,
-      serverHeapMib: this.#serverHeap()?.used ?? null,
-      serverLagMs: this.#serverHeap()?.lagMs ?? null,
+      serverHeapMib: heap?.used ?? null,
+      serverLagMs: heap?.lagMs ?? null,
       cpuPressure: cpuPressure(),
       probeP99Ms: round1(merged([probe.window]).latency.quantile(0.99)),
       workUs: typeof probe.workUs === "number" && Number.isFinite(probe.workUs)
