@@ -7,6 +7,10 @@
 // `async` and awaiting `next()`; "weft-async:N" and "hono-async:N" then also set a header on
 // the response (a timing or a CORS layer's shape). The cost of one layer is
 // (kind:10 - kind:2) / 8.
+//
+// "raw-await:N" and "raw-async:N" are the floor under any framework: raw's handler behind N of the
+// same async functions, each calling the next directly (no error recovery, no check of what a
+// layer returns, no single-call rule). What they add to raw is the cost of the user's own code.
 import { Hono } from "hono";
 import { chain, get, group, type Middleware, router, schema, serve } from "../../mod.ts";
 import { describe } from "../../lib/openapi/mod.ts";
@@ -84,6 +88,24 @@ if (family === "weft-async" || family === "weft-await") {
   app.get("/", (c) => c.text("Hello, World!"));
   app.get("/user/:id", (c) => c.json({ id: c.req.param("id"), name: "Ada" }));
   Deno.serve(listen, app.fetch);
+} else if (family === "raw-await" || family === "raw-async") {
+  type Layer = (req: Request) => Response | Promise<Response>;
+  let run: Layer = hello;
+  for (let i = layers - 1; i >= 0; i--) {
+    const inner = run;
+    const name = `x-layer-${i}`;
+    run = family === "raw-async"
+      ? async (req) => {
+        const res = await inner(req);
+        res.headers.set(name, "1");
+        return res;
+      }
+      : async (req) => {
+        const res = await inner(req);
+        return res;
+      };
+  }
+  Deno.serve(listen, run);
 } else if (family === "weft-grouped" || family === "weft-grouped-await") {
   serve(groupedWeft(family === "weft-grouped-await"), listen);
 } else if (family === "hono-grouped") {
@@ -137,7 +159,7 @@ if (family === "weft-async" || family === "weft-await") {
   serve(routes(), listen);
 } else {
   console.error(
-    "usage: servers.ts <raw|raw-host|hono|weft|weft-described|weft-bare|weft-router|{weft,hono}-{await,async}:N|weft-grouped[-await]|hono-grouped> <port> [--tls]",
+    "usage: servers.ts <raw|raw-host|raw-{await,async}:N|hono|weft|weft-described|weft-bare|weft-router|{weft,hono}-{await,async}:N|weft-grouped[-await]|hono-grouped> <port> [--tls]",
   );
   Deno.exit(2);
 }
