@@ -11,6 +11,7 @@
 // kind's own medians. CPU time per request comes from /proc/<pid>/stat (utime + stime of all
 // the server's threads), which moves less than requests/s on a shared machine.
 import { cpuTicks, median, spread, stop, TICKS_PER_SECOND, track } from "./_proc.ts";
+import { layerPairs } from "./_layers.ts";
 
 /** What one run compares. */
 export interface LoadPlan {
@@ -131,8 +132,8 @@ interface Cell {
   cpuUs: number[];
 }
 
-const range = (xs: number[]) =>
-  `${Math.min(...xs).toFixed(3)}–${Math.max(...xs).toFixed(3)}`.padEnd(11);
+const range = (xs: number[], digits = 3) =>
+  `${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)}`.padEnd(11);
 
 /** What runLoad() measured: per path and kind, one value per round. */
 export interface LoadResult {
@@ -232,6 +233,16 @@ export async function runLoad(plan: LoadPlan, args: readonly string[]): Promise<
     // the subject (the last kind) against each other contender, round by round
     for (const other of kinds.slice(1, -1)) {
       console.log(`  ${subject} against ${other}: ${compare(path, subject, other)}`);
+    }
+    // one layer: the difference between a family's most and fewest layers, round by round
+    for (const { family, few, many, layers } of layerPairs(kinds)) {
+      const more = cell(path, many).cpuUs, less = cell(path, few).cpuUs;
+      const one = more.map((x, r) => (x - less[r]) * 1000 / layers);
+      console.log(
+        `  one layer of ${family}: ${median(one).toFixed(0)} ns CPU a request [${
+          range(one, 0).trim()
+        }]`,
+      );
     }
   }
   const result: LoadResult = {

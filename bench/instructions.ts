@@ -16,6 +16,7 @@
 // bench/node's dependencies (deno task build:npm && (cd bench/node && npm ci)).
 import { startServer } from "./_load.ts";
 import { stop } from "./_proc.ts";
+import { layerPairs } from "./_layers.ts";
 
 const args = Deno.args;
 const option = (name: string, fallback: string) => {
@@ -106,6 +107,7 @@ let port = 19_000 + Math.floor(Math.random() * 500) * 2;
 for (const path of paths) {
   console.log(`\n${path}`);
   let anchor = 0;
+  const counted = new Map<string, number>();
   for (const kind of kinds) {
     const means: number[] = [];
     let unsettled = "";
@@ -115,6 +117,7 @@ for (const path of paths) {
       if (Math.abs(a - b) / means[p] > 0.01) unsettled = "  (windows differ: raise --warmup)";
     }
     const mean = means.reduce((x, y) => x + y) / processes;
+    counted.set(kind, mean);
     anchor ||= mean;
     console.log(
       `  ${kind.padEnd(12)} ${mean.toFixed(0).padStart(7)}  ${(mean / anchor).toFixed(3)} × ` +
@@ -122,5 +125,9 @@ for (const path of paths) {
           means.map((m) => m.toFixed(0)).join(", ")
         }${unsettled}`,
     );
+  }
+  for (const { family, few, many, layers } of layerPairs(kinds)) {
+    const one = (counted.get(many)! - counted.get(few)!) / layers;
+    console.log(`  one layer of ${family}: ${one.toFixed(0)} instructions a request`);
   }
 }
