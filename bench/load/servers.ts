@@ -5,8 +5,8 @@
 //
 // "weft-await:N" and "hono-await:N" put N middlewares in front written as users write them,
 // `async` and awaiting `next()`; "weft-async:N" and "hono-async:N" then also set a header on
-// the response (a timing or a CORS layer's shape). The cost of one layer is
-// (kind:10 - kind:2) / 8.
+// the response (a timing or a CORS layer's shape). The cost of one layer, (kind:10 - kind:2) / 8,
+// is printed by bench/load/run.ts and bench/instructions.ts when both counts run (_layers.ts).
 //
 // "raw-await:N" and "raw-async:N" are the floor under any framework: raw's handler behind N of the
 // same async functions, each calling the next directly (no error recovery, no check of what a

@@ -12,8 +12,8 @@ import {
   sameVersion,
 } from "./_static_cache.ts";
 import { negotiateCoding } from "./_static_encoding.ts";
-
 import { readAt } from "./_static_resolve.ts";
+
 export { resolveEntry } from "./_static_resolve.ts";
 
 const INIT_200: ResponseInit = { status: 200 };
