@@ -71,7 +71,7 @@ function describe(value: unknown): string {
  * typed `any`, may return `undefined` or a plain object, and the middleware around it would
  * otherwise fail on it and be blamed.
  */
-function checked(ctx: Context, value: unknown): Response {
+export function checked(ctx: Context, value: unknown): Response {
   if (isResponse(value)) return value;
   const route = ctx.route ?? ctx.path;
   return recover(
@@ -121,7 +121,7 @@ export function settle(context: Context, run: Run): Promise<Response> {
 
 // Headers set with ctx.setHeader() reach the response even when the handler built it itself;
 // what the response already has wins, and Set-Cookie and Vary are merged.
-function inherit(ctx: Context, res: Response): Response {
+export function inherit(ctx: Context, res: Response): Response {
   // A response built by ctx.json() and friends carries ctx.res already, unless ctx.res was
   // reached after it was built (Context's `res` getter forgets the built response then).
   if (!ctx.hasResponseState || res === (ctx as Settled)[BUILT]) return res;
@@ -157,6 +157,7 @@ export type InternalApp = App & {
  * change while app.fetch() (which its caller awaits) would not.
  */
 export function createApp(run: Run, hooks?: AppHooks): App {
+  // lib/server/_node_answer.ts answers as this does, through a callback instead of a promise.
   function respond(request: Request, info?: ConnInfo): Response | Promise<Response> {
     const ctx = new Context(request, info);
     if (hooks !== undefined) (ctx as Settled)[HOOKS] = hooks;

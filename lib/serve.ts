@@ -7,7 +7,7 @@
 import { createApp, type InternalApp, RESPOND } from "./_app.ts";
 import { problem } from "./http/problem.ts";
 import { serve as runtimeServe, writeStderr } from "./server/deno.ts";
-import type { ConnInfo, ServerAddr } from "./server/types.ts";
+import type { ConnInfo, FetchFunction, ServerAddr } from "./server/types.ts";
 import type { App, Handler } from "./types.ts";
 
 /** Options of {@linkcode serve}. */
@@ -107,11 +107,14 @@ export function serve(
   app: App | Handler | { fetch(request: Request, info: ConnInfo): Response | Promise<Response> },
   options: ServeOptions = {},
 ): Server {
-  const fetch = RESPOND in app
-    ? (app as InternalApp)[RESPOND]
+  // A Weft app (or a handler made one) goes to the runtime as itself too, which the Node
+  // adapter runs through a callback; anything else with a fetch() is called as it is.
+  const weft = RESPOND in app
+    ? app as InternalApp
     : "fetch" in app && typeof app.fetch === "function"
-    ? app.fetch.bind(app)
-    : (createApp(app as Handler) as InternalApp)[RESPOND];
+    ? undefined
+    : createApp(app as Handler) as InternalApp;
+  const fetch = weft?.[RESPOND] ?? (app as { fetch: FetchFunction }).fetch.bind(app);
   for (const name of TIMEOUTS) {
     const value = options[name];
     if (value !== undefined && (typeof value !== "number" || !(value >= 0) || value === Infinity)) {
@@ -130,6 +133,7 @@ export function serve(
       writeStderr(`Listening on ${tls ? "https" : "http"}://${shown}:${addr.port}/\n`);
     }),
     onError: () => problem({ status: 500 }),
+    app: weft,
   });
 }
 

@@ -43,6 +43,7 @@ export function onStream(
     }
     stream.additionalHeaders({ ":status": 100 });
   }
+  const done = (response: Response) => send(response, writer, method, false);
   const result = handle(
     this,
     { method, url: headers[":path"] ?? "/", target: undefined, raw, http2: true },
@@ -51,10 +52,10 @@ export function onStream(
     writer,
     connInfo(stream.session?.socket as Socket | undefined, this),
     undefined,
+    done,
   );
-  if (result instanceof Promise) {
-    settle(this, result, (response) => send(response, writer, method, false));
-  } else send(checked(result), writer, method, false);
+  if (result instanceof Promise) settle(this, result, done);
+  else if (result !== undefined) done(checked(result));
 }
 
 // The number of open streams of a session: node:http2 keeps them in a map on the session's

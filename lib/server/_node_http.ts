@@ -9,6 +9,7 @@ import { isIP, type Socket } from "node:net";
 import process from "node:process";
 // @ts-types="@types/ws"
 import type { WebSocket as WsSocket } from "ws";
+import type { InternalApp } from "../_app.ts";
 import { problem } from "../http/problem.ts";
 import {
   type BodySource,
@@ -17,6 +18,7 @@ import {
   type RequestHead,
   toRequest,
 } from "./_node_request.ts";
+import { type Answer, answerer } from "./_node_answer.ts";
 import { isResponse, NativeResponse } from "./_node_response.ts";
 import { send, type Writer } from "./_node_send.ts";
 import { acceptWebSocket, markUpgrade, type SocketRegistry, type Upgrade } from "./_node_ws.ts";
@@ -52,6 +54,7 @@ export class ServerState implements SocketRegistry, ShutdownRegistry {
   readonly sockets: Map<RuntimeSocket, WsSocket> = new Map();
   readonly sniffing: Set<Socket> = new Set();
   readonly fetch: FetchFunction;
+  readonly answer: Answer | undefined;
   readonly onError: RuntimeServeOptions["onError"];
   readonly scheme: string;
   readonly fallbackHost: string;
@@ -63,6 +66,7 @@ export class ServerState implements SocketRegistry, ShutdownRegistry {
 
   constructor(fetch: FetchFunction, options: RuntimeServeOptions, scheme: string) {
     this.fetch = fetch;
+    this.answer = options.app === undefined ? undefined : answerer(options.app as InternalApp);
     this.onError = options.onError;
     this.scheme = scheme;
     this.headersTimeout = options.headersTimeout ?? HEADERS_TIMEOUT_MS;
@@ -140,7 +144,8 @@ function respondError(state: ServerState, error: unknown): Response | Promise<Re
  * Answers a request whose head `head` carries the target as `url`: runs the app with the
  * request's `Request` (lazy where Node allows it), or answers itself when the target or Host is
  * malformed (400), an HTTP/2 header list is over the limit (431) or undici cannot represent the
- * request (400). The app's result may reject (settle() handles that).
+ * request (400). The app's result may reject (settle() handles that). Given `done`, a Weft app
+ * may instead return `undefined` and call `done` with its response later.
  */
 export function handle(
   state: ServerState,
@@ -150,7 +155,8 @@ export function handle(
   closer: Closable,
   info: ConnInfo,
   upgrade: Upgrade | undefined,
-): Response | Promise<Response> {
+  done?: (response: Response) => void,
+): Response | Promise<Response> | undefined {
   // 1. the request line and header block, as far as Node has not judged them already
   const url = urlOf(head.url, host, state);
   if (url === undefined) {
@@ -169,10 +175,25 @@ export function handle(
   // 3. the app
   if (upgrade !== undefined) markUpgrade(request, info, upgrade);
   try {
-    return state.fetch(request, info);
+    const answer = state.answer;
+    return done !== undefined && answer !== undefined && callbacks
+      ? answer(request, info, done)
+      : state.fetch(request, info);
   } catch (error) {
     return respondError(state, error);
   }
+}
+
+// Whether a Weft app hands its response to a callback (_node_answer.ts) rather than a promise.
+let callbacks = true;
+
+/**
+ * Turns the callback entry point of Weft apps on or off for every server of this copy of Weft,
+ * so that the conformance suite can show both give the same answers. Called by
+ * tests/node/conformance.test.ts only (bundlers drop it).
+ */
+export function useCallbacks(on: boolean): void {
+  callbacks = on;
 }
 
 /** The connection facts of a request that came over `socket` to the server of `state`. */
@@ -214,7 +235,8 @@ function dispatch(
   method: string,
   closer: Closable,
   upgrade: Upgrade | undefined,
-): Response | Promise<Response> {
+  done?: (response: Response) => void,
+): Response | Promise<Response> | undefined {
   let raw = incoming.rawHeaders;
   // RFC 9110 §7.8: an Upgrade in an HTTP/1.0 request is ignored (and RFC 6455 §4.1 asks for
   // HTTP/1.1), so such a request reaches the app without it and is never upgraded.
@@ -230,6 +252,7 @@ function dispatch(
     closer,
     socketInfo(incoming.socket, state),
     upgrade,
+    done,
   );
 }
 
@@ -240,10 +263,10 @@ export function onRequest(
   res: http.ServerResponse,
 ): void {
   const method = incoming.method ?? "GET";
-  const result = dispatch(this, incoming, method, res, undefined);
-  if (result instanceof Promise) {
-    settle(this, result, (response) => send(response, res as Writer, method, this.closing));
-  } else send(checked(result), res as Writer, method, this.closing);
+  const done = (response: Response) => send(response, res as Writer, method, this.closing);
+  const result = dispatch(this, incoming, method, res, undefined, done);
+  if (result instanceof Promise) settle(this, result, done);
+  else if (result !== undefined) done(checked(result));
 }
 
 /**
@@ -292,7 +315,8 @@ export function onUpgrade(
   socket.on("error", () => {}); // ECONNRESET before ws takes over must not crash the process
   const upgrade: Upgrade = { incoming, socket, head, registry: this };
   const method = incoming.method ?? "GET";
-  const result = dispatch(this, incoming, method, socket, upgrade);
+  // Without a callback the app answers with a response or a promise of one.
+  const result = dispatch(this, incoming, method, socket, upgrade) as Response | Promise<Response>;
   // An upgrade pipelined behind another request gets the socket while that request's response
   // still holds it: whatever the answer (a 101 or a refusal), it waits for that response to
   // finish, so that the responses leave in the order of the requests (assigning the socket

@@ -64,6 +64,12 @@ export interface RuntimeServeOptions {
   onListen?: (addr: ServerAddr) => void;
   /** Called with errors the fetch function threw; returns the response to send. */
   onError?: (error: unknown) => Response | Promise<Response>;
+  /**
+   * The Weft app (lib/_app.ts) whose entry point `fetch` is, when it is one: a runtime that
+   * writes the response from a callback anyway (Node) runs it with one and saves a promise per
+   * request (lib/server/_node_answer.ts).
+   */
+  app?: object;
   /** Milliseconds to receive a request's header block; 0 disables it. Node only. */
   headersTimeout?: number;
   /** Milliseconds to receive a whole HTTP/1.1 request, body included; 0 disables it. Node only. */
