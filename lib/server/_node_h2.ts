@@ -55,7 +55,7 @@ export function onStream(
     done,
   );
   if (result instanceof Promise) settle(this, result, done);
-  else if (result !== undefined) done(checked(result));
+  else if (result) done(checked(result));
 }
 
 // The number of open streams of a session: node:http2 keeps them in a map on the session's

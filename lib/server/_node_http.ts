@@ -66,7 +66,7 @@ export class ServerState implements SocketRegistry, ShutdownRegistry {
 
   constructor(fetch: FetchFunction, options: RuntimeServeOptions, scheme: string) {
     this.fetch = fetch;
-    this.answer = options.app === undefined ? undefined : answerer(options.app as InternalApp);
+    this.answer = options.app ? answerer(options.app as InternalApp) : undefined;
     this.onError = options.onError;
     this.scheme = scheme;
     this.headersTimeout = options.headersTimeout ?? HEADERS_TIMEOUT_MS;
@@ -176,24 +176,10 @@ export function handle(
   if (upgrade !== undefined) markUpgrade(request, info, upgrade);
   try {
     const answer = state.answer;
-    return done !== undefined && answer !== undefined && callbacks
-      ? answer(request, info, done)
-      : state.fetch(request, info);
+    return done && answer ? answer(request, info, done) : state.fetch(request, info);
   } catch (error) {
     return respondError(state, error);
   }
-}
-
-// Whether a Weft app hands its response to a callback (_node_answer.ts) rather than a promise.
-let callbacks = true;
-
-/**
- * Turns the callback entry point of Weft apps on or off for every server of this copy of Weft,
- * so that the conformance suite can show both give the same answers. Called by
- * tests/node/conformance.test.ts only (bundlers drop it).
- */
-export function useCallbacks(on: boolean): void {
-  callbacks = on;
 }
 
 /** The connection facts of a request that came over `socket` to the server of `state`. */
@@ -266,7 +252,7 @@ export function onRequest(
   const done = (response: Response) => send(response, res as Writer, method, this.closing);
   const result = dispatch(this, incoming, method, res, undefined, done);
   if (result instanceof Promise) settle(this, result, done);
-  else if (result !== undefined) done(checked(result));
+  else if (result) done(checked(result));
 }
 
 /**

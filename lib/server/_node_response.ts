@@ -258,6 +258,24 @@ Object.setPrototypeOf(NodeResponse.prototype, NativeResponse.prototype);
 Object.setPrototypeOf(NodeResponse, NativeResponse);
 Object.defineProperty(NodeResponse, NATIVE, { value: NativeResponse });
 
+// Every promise fulfilled with a response looks up a `then` on it (an `async` middleware's
+// `return res`, each layer's settle()): V8 walks the prototype chain, and Node's Response
+// prototypes are dictionaries, so the walk costs hundreds of instructions. A `then` that is
+// `undefined` on the first prototype ends it there and leaves the response no thenable, as the
+// spec has it (bench/instructions.ts --node, kind weft-await:10: about 560 instructions a layer).
+// `"then" in response` is true for a NodeResponse; its value stays undefined.
+Object.defineProperty(NodeResponse.prototype, "then", { writable: true, configurable: true });
+
+/**
+ * Puts the `then` shortcut above on or off, so that the conformance suite can show it changes
+ * no answer. Called by tests/node/conformance.test.ts only (bundlers drop it).
+ */
+export function useThenShortcut(on: boolean): void {
+  if (on) {
+    Object.defineProperty(NodeResponse.prototype, "then", { writable: true, configurable: true });
+  } else delete (NodeResponse.prototype as { then?: unknown }).then;
+}
+
 /** Whether a response is a NodeResponse (of this copy of Weft). */
 export function isNodeResponse(response: Response): response is Response & NodeResponse {
   return (response as unknown as NodeResponse)[STATUS] !== undefined;

@@ -3,11 +3,12 @@
 // each. suite.ts's `cases` and every exported case table of every *_cases.ts are picked up,
 // so a case file added for Deno runs here too. A case that cannot hold on Node is listed in
 // CASE_FLAGS with the runtime difference that explains it and runs as an expected failure;
-// none is skipped. The whole suite runs twice: with Weft apps answering the Node server through
-// a callback (as serve() has them do), then with the promise every other app gives, so that the
-// callback path is shown to change no answer.
+// none is skipped. The whole suite runs twice: with the Node adapter's shortcuts for async apps
+// (Weft apps answer the server through a callback; responses carry a `then` that is undefined),
+// then without them, so that they are shown to change no answer.
 import { afterAll, beforeAll, describe, test } from "vitest";
-import { useCallbacks } from "./node_modules/weft/lib/server/_node_http.js";
+import { RESPOND } from "./node_modules/weft/lib/_app.js";
+import { useThenShortcut } from "./node_modules/weft/lib/server/_node_response.js";
 import { cases, type Env } from "../conformance/suite.ts";
 import { type NodeEnv, startEnv } from "./env.ts";
 import { CASE_FLAGS, RUNTIME_DIFFERENCES } from "./runtime_differences.ts";
@@ -37,19 +38,22 @@ for (
   }
 }
 
-let env: NodeEnv;
-let stop: () => Promise<void>;
-beforeAll(() => {
-  ({ env, stop } = startEnv());
-});
-afterAll(async () => {
-  await stop();
-});
-
-for (const callbacks of [true, false]) {
-  describe(callbacks ? "apps answer through a callback" : "apps answer with a promise", () => {
-    beforeAll(() => useCallbacks(callbacks));
-    afterAll(() => useCallbacks(true));
+for (const shortcuts of [true, false]) {
+  describe(shortcuts ? "with the shortcuts for async apps" : "without them", () => {
+    let env: NodeEnv;
+    let stop: () => Promise<void>;
+    beforeAll(() => {
+      useThenShortcut(shortcuts);
+      // Without the callback, every serve() of the suite gets the app's entry point as a plain
+      // fetch(), whose promise the adapter awaits as it does any other app's.
+      ({ env, stop } = startEnv(
+        shortcuts ? undefined : (app) => ({ fetch: (app as { [RESPOND]: never })[RESPOND] }),
+      ));
+    });
+    afterAll(async () => {
+      await stop();
+      useThenShortcut(true);
+    });
     for (const [file, table] of tables) {
       describe(file, () => {
         for (const [name, run] of Object.entries(table)) {

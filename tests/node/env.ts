@@ -49,14 +49,26 @@ export function fetchTls(url: string, init?: RequestInit): Promise<Response> {
 /** The Env plus what the Node runner adds (the ws client). */
 export type NodeEnv = Env & { WebSocket: typeof globalThis.WebSocket };
 
-/** Starts the suite's plain and TLS servers and returns the Env with a stop function. */
-export function startEnv(): { env: NodeEnv; stop(): Promise<void> } {
+/** What serve() is given. */
+type Servable = Parameters<typeof weft.serve>[0];
+
+/**
+ * Starts the suite's plain and TLS servers and returns the Env with a stop function. Given
+ * `served`, every serve() of the suite (its own servers and those its cases start) gets what
+ * `served` makes of the app instead of the app.
+ */
+export function startEnv(
+  served?: (app: Servable) => Servable,
+): { env: NodeEnv; stop(): Promise<void> } {
+  const serve: typeof weft.serve = served === undefined
+    ? weft.serve
+    : (app, options) => weft.serve(served(app), options);
   const app = conformanceApp(weft as unknown as Env["weft"]);
   const quiet = { hostname: "127.0.0.1", port: 0, onListen: () => {} };
-  const plain = weft.serve(app, quiet);
-  const tls = weft.serve(app, { ...quiet, cert, key });
+  const plain = serve(app, quiet);
+  const tls = serve(app, { ...quiet, cert, key });
   const env: NodeEnv = {
-    weft: weft as unknown as Env["weft"],
+    weft: { ...weft, serve } as unknown as Env["weft"],
     wsgi: wsgi as unknown as Env["wsgi"],
     compress: compress as unknown as Env["compress"],
     multipart: multipart as unknown as Env["multipart"],

@@ -542,6 +542,31 @@ describe("responses", () => {
     );
   });
 
+  test("a response is no thenable: ten async layers await it and pass it on, and its then is undefined", async () => {
+    const seen: unknown[] = [];
+    const layers = Array.from(
+      { length: 10 },
+      (_, i) => async (_ctx: unknown, next: () => Promise<Response>) => {
+        const res = await next();
+        seen.push(typeof (res as { then?: unknown }).then);
+        res.headers.set(`x-layer-${i}`, "1");
+        return res;
+      },
+    );
+    const app = weft.chain(layers, weft.router([weft.get("/", (ctx) => ctx.json({ ok: true }))]));
+    await withServer(app, async (base) => {
+      const res = await withDeadline(fetch(`${base}/`), 10_000, "GET / through ten async layers");
+      assert.equal(res.status, 200);
+      assert.deepEqual(await res.json(), { ok: true });
+      for (let i = 0; i < 10; i++) assert.equal(res.headers.get(`x-layer-${i}`), "1");
+    });
+    assert.deepEqual(seen, Array(10).fill("undefined"));
+    const made = new Response("made");
+    assert.equal(await Promise.resolve(made), made);
+    // deno-lint-ignore require-await -- an async function that returns a response is the point
+    assert.equal(await (async () => made)(), made);
+  });
+
   test("headers of a built response stay mutable for outer middleware, on HTTP/1.1 and HTTP/2", async () => {
     const app = weft.chain(
       [async (_ctx, next) => {
