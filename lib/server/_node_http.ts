@@ -348,6 +348,10 @@ export function listenH1Limits(
     1,
   );
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Socket) => {
+    // The parser goes on reading what the client still sends and may fail again on it: the
+    // answer below is on its way, and destroying the socket now would reset the connection
+    // before the client read it (curl: "Connection reset by peer" instead of the 431).
+    if (socket.writableEnded) return;
     if (!socket.writable || writing(socket)) {
       socket.destroy();
       return;

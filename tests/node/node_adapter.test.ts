@@ -16,7 +16,7 @@ import { WebSocket } from "ws";
 import * as weft from "weft";
 import * as wsgi from "weft/wsgi";
 import { eventually, withDeadline } from "../_deadline.ts";
-import { cert, curl, key } from "./env.ts";
+import { caFile, cert, curl, key } from "./env.ts";
 import { RUNTIME_DIFFERENCES, type RuntimeDifferenceName } from "./runtime_differences.ts";
 
 const QUIET = { hostname: "127.0.0.1", port: 0, onListen() {} };
@@ -732,6 +732,17 @@ describe("responses", () => {
         assert.match(second, /^HTTP\/1\.1 200 OK\r\n/, path);
       }
     });
+  });
+
+  test("an oversize header block over TLS gets its 431, not a reset, when the parser fails on it twice", async () => {
+    // 64 KiB at once: node:http's parser reports the overflow for one chunk and again for the
+    // next, while the 431 written for the first is still on its way.
+    const app = weft.router([weft.get("/", () => new Response("ok"))]);
+    await withServer(app, async (base) => {
+      const cookie = `Cookie: a=${"x".repeat(65_536)}`;
+      const res = await curl(["--http1.1", "--cacert", caFile, "-H", cookie, `${base}/`]);
+      assert.equal(res.status, 431);
+    }, true);
   });
 
   test("a header value Node refuses turns the response into an empty 500", async () => {
