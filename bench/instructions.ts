@@ -7,9 +7,12 @@
 // work and the cost of cache misses, which the load benchmarks include. Two windows that
 // disagree by more than 1 % mean the JIT was still compiling: raise --warmup.
 //
-//   deno run -A bench/instructions.ts [--node] [--kinds raw,weft] [--paths /,/user/42]
+//   deno run -A bench/instructions.ts [--node | --static] [--kinds raw,weft] [--paths /,/user/42]
 //                                     [--warmup 60000] [--requests 20000] [--processes 1]
 //                                     [--baseline <checkout>]
+// --static counts the static-file servers instead (bench/static/servers.ts, Deno: `mem`, the
+// ceiling with every file preloaded, and Weft's staticFiles()) on a 1 KiB text file and a 1 KiB
+// binary one.
 // --baseline names another checkout of this repository (for --node, with its npm build and
 // bench/node's dependencies installed): a kind written "base:weft" runs that checkout's server.
 // Needs valgrind and h2load (Debian: valgrind, nghttp2-client); for --node, the npm build and
@@ -24,15 +27,34 @@ const option = (name: string, fallback: string) => {
   return i === -1 ? fallback : args[i + 1];
 };
 const node = args.includes("--node");
-const kinds = option("--kinds", node ? "raw,fastify,hono,weft" : "raw,hono,weft").split(",");
-const paths = option("--paths", "/,/user/42").split(",");
+const statics = args.includes("--static");
+if (node && statics) throw new Error("--static counts Deno's static-file servers: drop --node");
+const kinds = option(
+  "--kinds",
+  node ? "raw,fastify,hono,weft" : statics ? "mem,weft" : "raw,hono,weft",
+).split(",");
+const paths = option("--paths", statics ? "/1k.txt,/1k.bin" : "/,/user/42").split(",");
 const warmup = Number(option("--warmup", "60000"));
 const requests = Number(option("--requests", "20000"));
 // JIT decisions differ from process to process (on Node by a few hundred instructions), so each
 // kind can be started several times.
 const processes = Number(option("--processes", "1"));
 const serversIn = (checkout: URL) =>
-  new URL(node ? "bench/node/servers.mjs" : "bench/load/servers.ts", checkout).pathname;
+  new URL(
+    node ? "bench/node/servers.mjs" : statics ? "bench/static/servers.ts" : "bench/load/servers.ts",
+    checkout,
+  ).pathname;
+// The static servers' root: a 1 KiB text file and a 1 KiB binary one.
+let root = "";
+if (statics) {
+  root = await Deno.makeTempDir({ prefix: "weft-instructions-static-" });
+  const bytes = crypto.getRandomValues(new Uint8Array(1024));
+  await Deno.writeFile(`${root}/1k.bin`, bytes);
+  await Deno.writeTextFile(
+    `${root}/1k.txt`,
+    [...bytes].map((b) => String.fromCharCode(0x20 + b % 95)).join(""),
+  );
+}
 const here = serversIn(new URL("..", import.meta.url));
 const baseline = option("--baseline", "");
 // The command that starts `kind`'s server, which a "base:" prefix takes from the baseline.
@@ -72,6 +94,7 @@ async function count(kind: string, path: string, port: number): Promise<number[]
     `--log-file=${dir}/valgrind.log`,
     ...server(kind),
     String(port),
+    ...(statics ? [root] : []),
   ], 180_000);
   const pid = String(child.pid);
   try {
@@ -100,7 +123,9 @@ async function count(kind: string, path: string, port: number): Promise<number[]
 }
 
 console.log(
-  `Instructions per request (callgrind), ${node ? "Node" : "Deno"}, HTTP/1.1, ` +
+  `Instructions per request (callgrind), ${node ? "Node" : "Deno"}${
+    statics ? ", static files" : ""
+  }, HTTP/1.1, ` +
     `${requests} requests a window after ${warmup} to warm up`,
 );
 let port = 19_000 + Math.floor(Math.random() * 500) * 2;
@@ -131,3 +156,4 @@ for (const path of paths) {
     console.log(`  one layer of ${family}: ${one.toFixed(0)} instructions a request`);
   }
 }
+if (root !== "") await Deno.remove(root, { recursive: true });

@@ -32,8 +32,11 @@ export interface Representation {
   readonly base: HeaderList;
   /** What 304, 412 and 416 keep: ETag, Last-Modified, Cache-Control and Vary. */
   readonly validators: HeaderList;
-  /** Its bodiless answers, built on first use and cloned for each request. */
-  readonly bodiless: { notModified?: Response; head?: Response };
+  /**
+   * Answers built on first use and cloned for each request: the bodiless ones, and on Deno the
+   * 200 of a file kept as a string.
+   */
+  readonly prebuilt: { notModified?: Response; head?: Response; text?: Response };
 }
 
 /** A request key resolved: the file and the precompressed variants that exist beside it. */
@@ -60,6 +63,8 @@ export interface ResolveConfig {
   problem(problem: ProblemDetails, headers?: HeadersInit): Response;
   /** Splits a comma-separated list (`parseList()` of _headers.ts). */
   parseList(value: string): string[];
+  /** Whether a 200 with a string body is built once and cloned (the runtime's `CLONE_TEXT_RESPONSES`). */
+  readonly cloneText: boolean;
   /** The real root with its trailing separator. */
   readonly base: string;
   readonly dotfiles: "allow" | "deny";

@@ -166,6 +166,6 @@ function represent(found: Found, coding: Coding | null, facts: HeaderFacts): Rep
     headers: [...base, ["content-length", String(stat.size)]],
     base,
     validators,
-    bodiless: {},
+    prebuilt: {},
   };
 }

@@ -11,7 +11,7 @@ import type { Context } from "../context.ts";
 import { fileSegments, rootBase, trimTrailingSlashes } from "../http/file_path.ts";
 import { problem } from "../http/problem.ts";
 import { sameOriginPath } from "../http/same_origin_path.ts";
-import { fs } from "../server/deno.ts";
+import { CLONE_TEXT_RESPONSES, fs } from "../server/deno.ts";
 import type { Middleware, Next } from "../types.ts";
 import { parseList } from "./_headers.ts";
 import { clock, type Entry, FileCache, type ResolveConfig } from "./_static_cache.ts";
@@ -279,6 +279,7 @@ export function staticFiles(options: StaticFilesOptions): Middleware {
         fs,
         problem,
         parseList,
+        cloneText: CLONE_TEXT_RESPONSES,
         base: rootBase(real),
         dotfiles,
         precompressed,

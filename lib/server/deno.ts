@@ -412,6 +412,13 @@ export function writeStderr(line: string): void {
 }
 
 /**
+ * Whether `clone()` of a response with a string body is cheap and shares nothing a reader could
+ * change: on Deno a clone copies the header list without validating it again, and reading its
+ * body encodes the string anew. (A clone of a byte body shares its bytes.)
+ */
+export const CLONE_TEXT_RESPONSES = true;
+
+/**
  * Loads Deno's compression (CompressionStream for streams, node:zlib for whole bodies) on
  * first use, so that apps that never compress load none of it.
  */

@@ -67,6 +67,12 @@ import type {
 export { fs, isResponse, upgradeWebSocket };
 
 /**
+ * Whether `clone()` of a response with a string body is cheap: not on Node, where undici's
+ * clone of a body tees a stream (and a clone of a clone tees again).
+ */
+export const CLONE_TEXT_RESPONSES = false;
+
+/**
  * Starts a `node:http` server (HTTP/1.1 and h2c) or, with TLS, a `node:http2` one (h2 and
  * HTTP/1.1). `shutdown()` closes WebSockets with 1001 and runs the closers of the server's
  * registry (event streams end) before it waits for in-flight responses.

@@ -44,6 +44,7 @@ Deno.test("staticFiles() sends small files byte for byte, from strings only when
       maxFileBytes: 65_536,
       cacheControl: () => "max-age=0",
       parseList,
+      cloneText: true,
     };
     for (const [name, { text }] of Object.entries(FILES)) {
       const entry = await resolveEntry(config, `/${name}`, null);
