@@ -13,6 +13,7 @@
 // cached UTF-8 file as a string, which Deno sends without copying it per response). The
 // "1 KiB text" case is a UTF-8 text file in every run, so that one run compares a text file
 // with nginx and a binary one with `mem`, Deno's ceiling; --cases runs only the cases named.
+// `--only …,memh,…` adds `memh`, the ceiling with staticFiles()'s header list (servers.ts).
 //
 // nginx runs with one process (master_process off, so its PID is the one doing the work),
 // sendfile on, access_log off, from a config written to a temp dir. Every process started
@@ -30,10 +31,11 @@ const WARMUP = option("--warmup", 2);
 const ROUNDS = option("--rounds", 3);
 const TEXT = args.includes("--text");
 const onlyIndex = args.indexOf("--only");
-const ALL_KINDS = ["nginx", "hono", "raw", "mem", "weft"] as const;
+// memh (mem with staticFiles()'s header list) runs only when --only names it.
+const ALL_KINDS = ["nginx", "hono", "raw", "mem", "memh", "weft"] as const;
 type Kind = typeof ALL_KINDS[number];
 const KINDS: readonly Kind[] = onlyIndex === -1
-  ? ALL_KINDS
+  ? ALL_KINDS.filter((k) => k !== "memh")
   : ALL_KINDS.filter((k) => args[onlyIndex + 1].split(",").includes(k));
 const ALL_CASES = [
   { name: "1 KiB", file: "1k.bin", size: 1024 },
