@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { get, router, serve } from "../mod.ts";
 import { innerHeaderLive } from "../lib/server/deno.ts";
+import { atHand, atHandLive } from "../lib/server/_deno_compression.ts";
 import { withDeadline } from "./_deadline.ts";
 
 Deno.test("Deno internals: the Host check reads the header through Deno's inner request", async () => {
@@ -30,4 +31,20 @@ Deno.test("Deno internals: the Host check reads the header through Deno's inner 
   } finally {
     await withDeadline(server.shutdown(), 10_000, "server.shutdown()");
   }
+});
+
+Deno.test("Deno internals: compress() finds the string or bytes a response was made from", () => {
+  assert.equal(atHand(new Response("text")), "text");
+  assert.equal(
+    atHandLive(),
+    true,
+    `Deno ${Deno.version.deno}: no own symbol "response" with a body: compress() reads every ` +
+      "body from its stream (lib/server/_deno_compression.ts)",
+  );
+  assert.deepEqual(atHand(new Response(new Uint8Array([1, 2]))), new Uint8Array([1, 2]));
+  const touched = new Response("text");
+  void touched.body;
+  assert.equal(atHand(touched), undefined);
+  assert.equal(atHand(new Response(new ReadableStream())), undefined);
+  assert.equal(atHand(new Response(null)), undefined);
 });

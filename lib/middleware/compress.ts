@@ -216,7 +216,15 @@ export function compress(options: CompressOptions = {}): Middleware {
     const compression = runtime!;
 
     // 3. a body at hand is compressed whole; anything else streams, and its headers go out
-    //    before its first chunk (an event stream's first event may come much later)
+    //    before its first chunk (an event stream's first event may come much later). The
+    //    string or bytes the response was made from are taken as they are where the runtime
+    //    tells (a string: up to MAX_WHOLE_BYTES code units); otherwise the body is read ahead.
+    const given = compression.atHand(res);
+    if (given !== undefined && given.length <= MAX_WHOLE_BYTES) {
+      if (byteLength(given, threshold) < threshold) return res;
+      const out = compression.compress(coding, given, level);
+      return encoded(res, coding, out, String(out.byteLength));
+    }
     const body = res.body;
     if (body === null) return res;
     const declared = res.headers.get("content-length");
@@ -233,6 +241,13 @@ export function compress(options: CompressOptions = {}): Middleware {
     const source = resume(reader, ahead.chunks, ahead.pending);
     return encoded(res, coding, source.pipeThrough(compression.stream(coding, level)), null);
   };
+}
+
+// The UTF-8 length of a string as far as the threshold needs it: a string of `threshold` code
+// units or more has at least as many bytes.
+function byteLength(body: Uint8Array | string, threshold: number): number {
+  if (typeof body !== "string") return body.byteLength;
+  return body.length >= threshold ? body.length : new TextEncoder().encode(body).byteLength;
 }
 
 // 4. the new response: the coding, the length or none, a weak ETag, no ranges

@@ -122,6 +122,18 @@ function sourceOf(response: Response): string | Uint8Array | undefined {
 }
 
 /**
+ * The string or bytes a response was made from, while nothing has touched its body: the
+ * source of Weft's light response, or of a Response made by Node's own class where its slot is
+ * reachable. compress() takes it whole, without building a real Response and its stream.
+ */
+export function bodyAtHand(response: Response): Uint8Array | string | undefined {
+  if (!isNodeResponse(response)) return sourceOf(response);
+  if (response[REAL] !== undefined) return undefined;
+  const source = response[SOURCE];
+  return typeof source === "string" || source instanceof Uint8Array ? source : undefined;
+}
+
+/**
  * Writes `response` to Node's response. Never throws: a response that cannot be written (a
  * header Node refuses) becomes an empty 500, or a reset once the head is out.
  */

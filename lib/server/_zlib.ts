@@ -2,6 +2,7 @@
 // bodies (measured faster than CompressionStream on both: 64 KiB of JSON at gzip level 6 takes
 // 0.27 ms on Deno and Node, against 0.8 ms and 2.5 ms through CompressionStream) and a Web
 // stream over a zlib stream that flushes after every chunk. Both adapters use it.
+import { Buffer } from "node:buffer";
 import * as zlib from "node:zlib";
 import type { ContentCoding } from "./types.ts";
 
@@ -33,9 +34,11 @@ function view(buffer: Uint8Array): Uint8Array<ArrayBuffer> {
 /** Compresses a whole body. */
 export function compressSync(
   coding: ContentCoding,
-  bytes: Uint8Array,
+  bytes: Uint8Array | string,
   level: number,
 ): Uint8Array<ArrayBuffer> {
+  // A string as UTF-8 bytes first: Deno's zlib takes a string about 30 µs slower for 64 KiB.
+  if (typeof bytes === "string") bytes = Buffer.from(bytes);
   switch (coding) {
     case "gzip":
       return view(zlib.gzipSync(bytes, { level }));

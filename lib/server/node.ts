@@ -54,6 +54,7 @@ import {
 } from "./_node_http.ts";
 import { serveStreams } from "./_node_h2.ts";
 import { installResponse, isResponse } from "./_node_response.ts";
+import { bodyAtHand } from "./_node_send.ts";
 import { SHUTDOWN_REASON, upgradeWebSocket, WS_CLOSE_GRACE_MS } from "./_node_ws.ts";
 import type {
   FetchFunction,
@@ -176,7 +177,10 @@ export function writeStderr(line: string): void {
 
 /** Loads Node's compression (node:zlib) on first use. */
 export const loadCompression: LoadCompression = () =>
-  import("./_node_compression.ts").then((module) => module.compression);
+  import("./_node_compression.ts").then((module) => ({
+    ...module.compression,
+    atHand: bodyAtHand,
+  }));
 
 /**
  * The Node implementation of the runtime interface. Modules import the named functions above

@@ -272,10 +272,20 @@ export interface RuntimeCompression {
    * Compresses a whole body at once.
    *
    * @param coding One of {@linkcode RuntimeCompression.codings}.
-   * @param bytes The body.
+   * @param body The body (a string is compressed as its UTF-8 bytes).
    * @param level The compression level (gzip and deflate 1–9, br 0–11, zstd 1–22).
    */
-  compress(coding: ContentCoding, bytes: Uint8Array, level: number): Uint8Array<ArrayBuffer>;
+  compress(
+    coding: ContentCoding,
+    body: Uint8Array | string,
+    level: number,
+  ): Uint8Array<ArrayBuffer>;
+  /**
+   * The string or bytes a response was made from, while nothing has touched its body;
+   * `undefined` for a stream, or where the runtime does not tell. Read-only: the bytes may be
+   * the response's own.
+   */
+  atHand(response: Response): Uint8Array | string | undefined;
   /**
    * A stream that compresses what is written to it and flushes after every chunk, so that each
    * chunk (a server-sent event) reaches the client as soon as it was written.

@@ -136,6 +136,43 @@ Deno.test("compress() leaves small bodies, refused types, no-transform and HEAD 
   }
 });
 
+Deno.test("compress() measures a string body's threshold in UTF-8 bytes, not code units", async () => {
+  // 400 and 600 code units of "é", two bytes each: 800 and 1,200 bytes against 1,024
+  for (const [units, compressed] of [[400, false], [600, true], [1_100, true]] as const) {
+    const text = "é".repeat(units);
+    const res = await fetchWith(
+      app({}, () => new Response(text)),
+      { "accept-encoding": "gzip" },
+    );
+    assert.equal(res.headers.get("content-encoding"), compressed ? "gzip" : null, `${units}`);
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    assert.equal(new TextDecoder().decode(compressed ? gunzipSync(bytes) : bytes), text);
+  }
+});
+
+Deno.test("compress() takes string, byte and touched bodies whole, each byte for byte", async () => {
+  const bytes = new TextEncoder().encode(TEXT);
+  const cases: [string, () => Response][] = [
+    ["string", () => new Response(TEXT)],
+    ["bytes", () => new Response(bytes, { headers: { "content-type": "text/plain" } })],
+    ["JSON", () => Response.json({ text: TEXT })],
+    ["body touched", () => {
+      const res = new Response(TEXT);
+      void res.body; // a stream from here on: read ahead, not taken as it was given
+      return res;
+    }],
+    ["a clone", () => new Response(TEXT).clone()],
+  ];
+  for (const [name, response] of cases) {
+    const res = await fetchWith(app({}, response), { "accept-encoding": "gzip" });
+    assert.equal(res.headers.get("content-encoding"), "gzip", name);
+    const out = new Uint8Array(await res.arrayBuffer());
+    assert.equal(res.headers.get("content-length"), String(out.byteLength), name);
+    const plain = new TextDecoder().decode(gunzipSync(out));
+    assert.equal(plain, name === "JSON" ? JSON.stringify({ text: TEXT }) : TEXT, name);
+  }
+});
+
 Deno.test("compress() streams a body that is not at hand, without Content-Length", async () => {
   const encoder = new TextEncoder();
   const handler = app({}, () => {

@@ -20,7 +20,7 @@ import {
   NodeResponse,
   responseSlotsLive,
 } from "./node_modules/weft/lib/server/_node_response.js";
-import { bodySourceLive } from "./node_modules/weft/lib/server/_node_send.js";
+import { bodyAtHand, bodySourceLive } from "./node_modules/weft/lib/server/_node_send.js";
 import { statusCodeSymbolLive } from "./node_modules/weft/lib/server/_node_ws.js";
 import { withDeadline } from "../_deadline.ts";
 
@@ -67,6 +67,23 @@ describe("the Node internals the adapter relies on are live", () => {
       "undici Response body source (Symbol(state).body.source)",
       bodySourceLive(),
     );
+  });
+
+  test("compress() finds the string or bytes of light and native responses", () => {
+    const light = new NodeResponse("light") as unknown as Response;
+    assert.equal(bodyAtHand(light), "light");
+    assert.deepEqual(
+      bodyAtHand(new NodeResponse(new Uint8Array([1, 2])) as unknown as Response),
+      new Uint8Array([1, 2]),
+    );
+    void light.body; // a real Response owns the body from here on
+    assert.equal(bodyAtHand(light), undefined);
+    assert.equal(
+      bodyAtHand(new NodeResponse(new ReadableStream()) as unknown as Response),
+      undefined,
+    );
+    const native = new NativeResponse("native");
+    assert.equal(bodyAtHand(native), bodySourceLive() ? "native" : undefined);
   });
 
   test("undici Request symbol slots: requests are built lazily", async () => {
