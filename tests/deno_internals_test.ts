@@ -1,8 +1,9 @@
-// The Deno adapter's fast path that rests on an internal of Deno (tabled in
-// docs/architecture.md, "Deno internals"): the Host check reads the header through the inner
-// request's header(), without building the request's Headers. The fallback keeps behaviour
-// right (tests/conformance/app_cases.ts checks the Host answers), so only this test notices
-// when a Deno upgrade takes the fast path away.
+// The fast paths that rest on internals of Deno (docs/architecture.md, "Deno internals"): the
+// Host check reads the header through the inner request's header(), without building the
+// request's Headers; compress() takes a body at hand from the inner response, without its
+// stream. The fallbacks keep behaviour right (tests/conformance/app_cases.ts checks the Host
+// answers, the compress cases the bodies), so only this test notices when a Deno upgrade
+// takes a fast path away.
 import assert from "node:assert/strict";
 import { get, router, serve } from "../mod.ts";
 import { innerHeaderLive } from "../lib/server/deno.ts";
