@@ -12,6 +12,7 @@ import { negotiateEncoding } from "./_accept_encoding.ts";
 import { appendVary, editHeaders } from "./_headers.ts";
 import { readAhead, resume } from "./_read_ahead.ts";
 import { concat } from "../http/read_limited.ts";
+import { utf8Length } from "../http/_utf8.ts";
 
 export type { ContentCoding };
 
@@ -221,7 +222,10 @@ export function compress(options: CompressOptions = {}): Middleware {
     //    tells (a string: up to MAX_WHOLE_BYTES code units); otherwise the body is read ahead.
     const given = compression.atHand(res);
     if (given !== undefined && given.length <= MAX_WHOLE_BYTES) {
-      if (byteLength(given, threshold) < threshold) return res;
+      const below = typeof given === "string"
+        ? utf8Length(given, threshold - 1) <= threshold - 1
+        : given.byteLength < threshold;
+      if (below) return res;
       const out = compression.compress(coding, given, level);
       return encoded(res, coding, out, String(out.byteLength));
     }
@@ -241,13 +245,6 @@ export function compress(options: CompressOptions = {}): Middleware {
     const source = resume(reader, ahead.chunks, ahead.pending);
     return encoded(res, coding, source.pipeThrough(compression.stream(coding, level)), null);
   };
-}
-
-// The UTF-8 length of a string as far as the threshold needs it: a string of `threshold` code
-// units or more has at least as many bytes.
-function byteLength(body: Uint8Array | string, threshold: number): number {
-  if (typeof body !== "string") return body.byteLength;
-  return body.length >= threshold ? body.length : new TextEncoder().encode(body).byteLength;
 }
 
 // 4. the new response: the coding, the length or none, a weak ETag, no ranges

@@ -22,6 +22,7 @@
  *
  * @module
  */
+import { utf8Length } from "../http/_utf8.ts";
 import type { SseEvent, SseOverflow, SseStream } from "./sse.ts";
 import type { WebSocketConnection } from "../middleware/websocket.ts";
 
@@ -125,15 +126,6 @@ const DEFAULT_HIGH_WATER_MARK = 1_048_576;
 /** The default of {@linkcode TopicsOptions.maxMessageBytes}: 1 MiB. */
 const DEFAULT_MAX_MESSAGE_BYTES = 1_048_576;
 const DEFAULT_MAX_TOPIC_BYTES = 256;
-
-const encoder = /* @__PURE__ */ new TextEncoder();
-
-// The UTF-8 length of `text`, or a bound that decides the comparison with `max`: every UTF-16
-// code unit takes one to three bytes, so only a text in between is encoded.
-function utf8Length(text: string, max: number): number {
-  if (text.length > max || text.length * 3 <= max) return text.length;
-  return encoder.encode(text).byteLength;
-}
 
 // A topic as error messages quote it: its start, or its type.
 function label(topic: unknown): string {

@@ -137,14 +137,27 @@ Deno.test("compress() leaves small bodies, refused types, no-transform and HEAD 
 });
 
 Deno.test("compress() measures a string body's threshold in UTF-8 bytes, not code units", async () => {
-  // 400 and 600 code units of "é", two bytes each: 800 and 1,200 bytes against 1,024
-  for (const [units, compressed] of [[400, false], [600, true], [1_100, true]] as const) {
-    const text = "é".repeat(units);
+  // 400, 512 and 600 code units of "é", two bytes each (800, 1,024 and 1,200 bytes against a
+  // threshold of 1,024), and 341 and 342 of "€", three bytes each (1,023 and 1,026)
+  const cases = [
+    ["é", 400, false],
+    ["é", 512, true],
+    ["é", 600, true],
+    ["é", 1_100, true],
+    ["€", 341, false],
+    ["€", 342, true],
+  ] as const;
+  for (const [char, units, compressed] of cases) {
+    const text = char.repeat(units);
     const res = await fetchWith(
       app({}, () => new Response(text)),
       { "accept-encoding": "gzip" },
     );
-    assert.equal(res.headers.get("content-encoding"), compressed ? "gzip" : null, `${units}`);
+    assert.equal(
+      res.headers.get("content-encoding"),
+      compressed ? "gzip" : null,
+      `${units} ${char}`,
+    );
     const bytes = new Uint8Array(await res.arrayBuffer());
     assert.equal(new TextDecoder().decode(compressed ? gunzipSync(bytes) : bytes), text);
   }
