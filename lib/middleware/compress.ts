@@ -222,10 +222,9 @@ export function compress(options: CompressOptions = {}): Middleware {
     //    tells (a string: up to MAX_WHOLE_BYTES code units); otherwise the body is read ahead.
     const given = compression.atHand(res);
     if (given !== undefined && given.length <= MAX_WHOLE_BYTES) {
-      const below = typeof given === "string"
-        ? utf8Length(given, threshold - 1) <= threshold - 1
-        : given.byteLength < threshold;
-      if (below) return res;
+      // a string's UTF-8 length as far as the comparison needs it
+      const bytes = typeof given === "string" ? utf8Length(given, threshold - 1) : given.byteLength;
+      if (bytes < threshold) return res;
       const out = compression.compress(coding, given, level);
       return encoded(res, coding, out, String(out.byteLength));
     }
