@@ -618,7 +618,8 @@ async function soak(runtime: RuntimeName): Promise<SoakResult> {
     // is compared (the first holds its start, as the soak's own does). By default a fresh
     // server; with --control same, the soaked server itself with every socket new, which tells
     // state kept per connection (gone) from state kept by the process (still there). Both come
-    // after a pause of the load, so a latency the load sustains in itself is gone in them too.
+    // after a pause of the load, with the load loops started anew, so a latency the running load
+    // keeps up in itself could end there too.
     const same = values.control === "same";
     console.log(
       `  control: ${same ? "the same server, reconnected" : `a fresh ${runtime} server`}, ` +
