@@ -43,7 +43,11 @@
 // request or RSS that climbs while the fixed work keeps its time; a machine that slows down (a
 // shared or throttled host), as the fixed work and the CPU per request of client and server
 // rising together. The p99 of each kind of request, first and last window, says where a drift
-// is, and the fixed work's first and last window say how much of it was the machine's.
+// is, and the fixed work's first and last window say how much of it was the machine's. The line
+// ends with the CPU of the kernel's memory monitor (DAMON's kdamond threads) when one runs: on
+// two-core virtual machines its work grew over a run and stalled client and server alike, and it
+// was what the p99 drift of a 10-minute soak came from (docs/architecture.md, "What a soak's
+// drift was"). The soak reports it and leaves the kernel's settings alone.
 //
 // With --pin, client and server are pinned to different cores (taskset; two cores or more): the
 // client side (the load processes, and this one with the hostile clients) on CPU 0, the server on
@@ -177,6 +181,8 @@ interface TracePoint {
   probeP99Ms: number;
   /** The machine's speed: the fastest run of a fixed piece of work in the stretch, µs. */
   workUs: number | null;
+  /** CPU of the kernel's memory monitor (kdamondPids()), 100 = one core; null: none runs. */
+  kdamondCpu: number | null;
 }
 
 interface SoakResult {
@@ -202,7 +208,16 @@ interface SoakResult {
    * work (client.ts machineWork()) in the first and the last window, and how much slower the
    * last was (0.2: 20 %). A drift the machine shows too is not the server's.
    */
-  machine: { workFirstUs: number; workLastUs: number; slowdown: number };
+  machine: {
+    workFirstUs: number;
+    workLastUs: number;
+    slowdown: number;
+    /**
+     * CPU of the kernel's memory monitor (kdamondPids()) in the first and the last window, 100 =
+     * one core (mean of the trace points in each); null when none ran.
+     */
+    kdamond: { firstCpu: number; lastCpu: number } | null;
+  };
   /**
    * A fresh server of the same runtime, started after the soak and loaded by the same processes
    * (warm-up, then the same rate, hostile clients as in the soak) for two windows: the p99 of its second
@@ -291,6 +306,40 @@ function cpuPressure(): number | null {
   }
 }
 
+/**
+ * The kernel's own memory monitor, DAMON (threads named kdamond.N; Linux 5.15 and later): the
+ * ids of its threads, found once. A host can run it to reclaim a virtual machine's page cache;
+ * on the machines this soak was written on it did, and its work grew over a run and stalled the
+ * processes it sampled (docs/architecture.md, "What a soak's drift was"), so the trace times it.
+ */
+function kdamondPids(): number[] {
+  const pids: number[] = [];
+  try {
+    for (const entry of Deno.readDirSync("/proc")) {
+      if (!/^\d+$/.test(entry.name)) continue;
+      try {
+        const comm = Deno.readTextFileSync(`/proc/${entry.name}/comm`);
+        if (comm.startsWith("kdamond")) pids.push(Number(entry.name));
+      } catch {
+        // the process ended meanwhile
+      }
+    }
+  } catch {
+    // no /proc: nothing to time
+  }
+  return pids;
+}
+
+/** CPU time of the kdamond threads, ms; null when there are none. */
+function kdamondMs(pids: number[]): number | null {
+  let sum: number | null = null;
+  for (const pid of pids) {
+    const ms = cpuMs(pid);
+    if (ms !== null) sum = (sum ?? 0) + ms;
+  }
+  return sum;
+}
+
 function describeShare(m: MachineShare | null): string {
   return m === null
     ? "CPUs ?"
@@ -312,6 +361,7 @@ interface Reading {
   server: number;
   self: number;
   machine: number[] | null;
+  kdamond: number | null;
 }
 
 /**
@@ -329,7 +379,8 @@ class Tracer {
   #serverPid: number;
   #serverUsage: () => Usage;
   #start = 0;
-  #from: Reading = { at: 0, server: 0, self: 0, machine: null };
+  #from: Reading = { at: 0, server: 0, self: 0, machine: null, kdamond: null };
+  #kdamond = kdamondPids();
 
   constructor(
     pool: LoadProcess[],
@@ -359,6 +410,7 @@ class Tracer {
       server: cpuMs(this.#serverPid) ?? 0,
       self: cpuMs("self") ?? 0,
       machine: machineTicks(),
+      kdamond: kdamondMs(this.#kdamond),
     };
   }
 
@@ -399,6 +451,9 @@ class Tracer {
       workUs: typeof probe.workUs === "number" && Number.isFinite(probe.workUs)
         ? Math.round(probe.workUs)
         : null,
+      kdamondCpu: now.kdamond === null || this.#from.kdamond === null
+        ? null
+        : round1(((now.kdamond - this.#from.kdamond) / wall) * 100),
     };
     this.points.push(point);
     console.log(
@@ -411,7 +466,8 @@ class Tracer {
         `${point.serverHeapMib ?? "?"} MiB | probe: p99 ` +
         `${point.probeP99Ms} ms | machine: fixed work ${point.workUs ?? "?"} µs, CPU pressure ` +
         `${point.cpuPressure ?? "?"} %, ${describeShare(point.machineCpu)}, soak process ` +
-        `${point.soakCpu} %`,
+        `${point.soakCpu} %, kdamond ${point.kdamondCpu ?? "none"}` +
+        (point.kdamondCpu === null ? "" : " %"),
     );
     this.#from = now;
     this.#close(); // a later stretch may be complete already
@@ -429,14 +485,36 @@ function p99(parts: WindowData[]): number {
   return round1(merged(parts).latency.quantile(0.99));
 }
 
-/** The machine's speed in the first and the last window, from the probe's fixed work. */
-function machine(work: DoneData["work"]): SoakResult["machine"] {
+/**
+ * The machine in the first and the last window: its speed, from the probe's fixed work, and the
+ * CPU its kernel's memory monitor took, from the trace.
+ */
+function machine(
+  work: DoneData["work"],
+  trace: TracePoint[],
+  windowS: number,
+): SoakResult["machine"] {
   const first = work?.firstUs ?? 0;
   const last = work?.lastUs ?? 0;
   const ok = Number.isFinite(first) && Number.isFinite(last) && first > 0;
+  const mean = (points: TracePoint[]) => {
+    const cpu = points.flatMap((p) => p.kdamondCpu ?? []);
+    return cpu.length === 0 ? null : round1(cpu.reduce((a, b) => a + b, 0) / cpu.length);
+  };
+  // a window shorter than a trace stretch (a run under 50 s) takes the first and the last point
+  const span = Math.max(windowS, TRACE_MS / 1000);
+  const end = trace.at(-1)?.s ?? 0;
+  const firstCpu = mean(trace.filter((p) => p.s <= span));
+  const lastCpu = mean(trace.filter((p) => p.s > end - span));
+  const kdamond = firstCpu === null || lastCpu === null ? null : { firstCpu, lastCpu };
   return ok
-    ? { workFirstUs: Math.round(first), workLastUs: Math.round(last), slowdown: drift(first, last) }
-    : { workFirstUs: 0, workLastUs: 0, slowdown: 0 };
+    ? {
+      workFirstUs: Math.round(first),
+      workLastUs: Math.round(last),
+      slowdown: drift(first, last),
+      kdamond,
+    }
+    : { workFirstUs: 0, workLastUs: 0, slowdown: 0, kdamond };
 }
 
 /** How much the last window's p99 is above the first's (0.2: 20 %). */
@@ -584,7 +662,7 @@ async function soak(runtime: RuntimeName): Promise<SoakResult> {
   const lifetimeMs = (seconds + 300) * 1000;
   const { server, stop } = await startFuzzServer(runtime, lifetimeMs, serverOptions("soaked"));
   const usage = usageOf(server);
-  const windowMs = seconds >= 300 ? 60_000 : (seconds * 1000) / 5;
+  const windowMs = windowOf(seconds);
   const pool: LoadProcess[] = [];
   let prober: LoadProcess | undefined;
   let stopped = false;
@@ -656,6 +734,11 @@ async function soak(runtime: RuntimeName): Promise<SoakResult> {
   }
 }
 
+/** The first and the last window of a soak of `seconds`, ms: a minute, or a fifth of a short run. */
+function windowOf(seconds: number): number {
+  return seconds >= 300 ? 60_000 : (seconds * 1000) / 5;
+}
+
 /** The soak's result from what was measured: totals, p99s and drifts, usage, notes. */
 function report(
   runtime: RuntimeName,
@@ -712,7 +795,7 @@ function report(
       drift: drift(probe.p99FirstMs, probe.p99LastMs),
       requests: merged([probed.total]).requests,
     },
-    machine: machine(probed.work),
+    machine: machine(probed.work, soaked.trace, windowOf(seconds) / 1000),
     control: {
       p99Ms: controlP99.load,
       probeP99Ms: controlP99.probe,
@@ -764,6 +847,15 @@ function judge(r: SoakResult): void {
       `p99 drift ${(r.drift * 100).toFixed(0)} % over the goal of 20 %; the machine's fixed ` +
         `work took ${(r.machine.slowdown * 100).toFixed(0)} % longer in the last window than in ` +
         `the first`,
+    );
+  }
+  const kdamond = r.machine.kdamond;
+  if (kdamond !== null && (r.drift > GOALS.drift || r.control.drift > GOALS.drift)) {
+    r.notes.push(
+      `the kernel's memory monitor (DAMON, kdamond) ran, at ${kdamond.firstCpu} → ` +
+        `${kdamond.lastCpu} % of a core: on two-core virtual machines its work was what made ` +
+        `the p99 drift (docs/architecture.md, "What a soak's drift was"); a run with it stopped ` +
+        `tells whether it was here`,
     );
   }
   // RSS is compared with the warmed server (a leak grows with the soak's length; a heap sized
@@ -830,6 +922,14 @@ function table(results: SoakResult[]): string {
         `${r.machine.workFirstUs} → ${r.machine.workLastUs} (${
           (r.machine.slowdown * 100).toFixed(0)
         } %)`
+      ),
+    ],
+    [
+      "machine: the kernel's memory monitor (kdamond), CPU first → last window (% of a core)",
+      ...results.map((r) =>
+        r.machine.kdamond === null
+          ? "none ran"
+          : `${r.machine.kdamond.firstCpu} → ${r.machine.kdamond.lastCpu}`
       ),
     ],
     [
@@ -905,7 +1005,7 @@ for (const runtime of runtimes) {
       p99LastMs: 0,
       drift: 0,
       probe: { p99FirstMs: 0, p99LastMs: 0, drift: 0, requests: 0 },
-      machine: { workFirstUs: 0, workLastUs: 0, slowdown: 0 },
+      machine: { workFirstUs: 0, workLastUs: 0, slowdown: 0, kdamond: null },
       control: { p99Ms: 0, probeP99Ms: 0, errors: 0, drift: 0, probeDrift: 0 },
       window: "",
       processes,
