@@ -308,9 +308,10 @@ function cpuPressure(): number | null {
 
 /**
  * The kernel's own memory monitor, DAMON (threads named kdamond.N; Linux 5.15 and later): the
- * ids of its threads, found once. A host can run it to reclaim a virtual machine's page cache;
- * on the machines this soak was written on it did, and its work grew over a run and stalled the
- * processes it sampled (docs/architecture.md, "What a soak's drift was"), so the trace times it.
+ * ids of its threads, found as each trace begins. A host can run it to reclaim a virtual
+ * machine's page cache; on the machines this soak was written on it did, and its work grew over
+ * a run and stalled the processes it sampled (docs/architecture.md, "What a soak's drift was"),
+ * so the trace times it.
  */
 function kdamondPids(): number[] {
   const pids: number[] = [];
@@ -466,8 +467,9 @@ class Tracer {
         `${point.serverHeapMib ?? "?"} MiB | probe: p99 ` +
         `${point.probeP99Ms} ms | machine: fixed work ${point.workUs ?? "?"} µs, CPU pressure ` +
         `${point.cpuPressure ?? "?"} %, ${describeShare(point.machineCpu)}, soak process ` +
-        `${point.soakCpu} %, kdamond ${point.kdamondCpu ?? "none"}` +
-        (point.kdamondCpu === null ? "" : " %"),
+        `${point.soakCpu} %, kdamond ${
+          point.kdamondCpu === null ? "none" : `${point.kdamondCpu} %`
+        }`,
     );
     this.#from = now;
     this.#close(); // a later stretch may be complete already
