@@ -1,9 +1,111 @@
-// The writer that send() answers an HTTP/2 stream through. Loaded by _node_h2.ts on the first
-// stream a server gets, so that apps served over HTTP/1.1 only do not load it, and bundlers that
-// split code put it in a chunk of its own (the Node core size budget, scripts/size_check.ts).
-// It imports no value: a chunk that shared modules with the entry would split them out of it.
+// Serving an HTTP/2 stream, and the writer that send() answers it through. Loaded by
+// _node_h2.ts on the first stream a server gets (or its first idle session), so that apps served
+// over HTTP/1.1 only do not load it, and bundlers that split code put it in a chunk of its own
+// (the Node core size budget, scripts/size_check.ts). It imports no value: a chunk that shared
+// modules with the entry would split them out of it; what it needs of the eager modules comes
+// as a `Serving`.
 import type * as http2 from "node:http2";
-import type { Head, Writer } from "./_node_send.ts";
+import type { Socket } from "node:net";
+import type { checked, connInfo, handle, ServerState, settle } from "./_node_http.ts";
+import type { Head, send, Writer } from "./_node_send.ts";
+
+/** What serving a stream uses of the eager modules (_node_http.ts and _node_send.ts). */
+export interface Serving {
+  readonly checked: typeof checked;
+  readonly connInfo: typeof connInfo;
+  readonly handle: typeof handle;
+  readonly settle: typeof settle;
+  readonly send: typeof send;
+}
+
+/** Serves one stream of a server of `state`: runs the app and writes its answer. */
+export function serveStream(
+  state: ServerState,
+  serving: Serving,
+  stream: http2.ServerHttp2Stream,
+  headers: http2.IncomingHttpHeaders,
+  raw: string[],
+): void {
+  count(stream);
+  const writer = new StreamWriter(stream);
+  const method = headers[":method"] ?? "GET";
+  // RFC 9110 §10.1.1, as node:http2's compatibility layer answers Expect.
+  const expect = headers.expect;
+  if (expect !== undefined) {
+    if (expect.toLowerCase() !== "100-continue") {
+      stream.respond({ ":status": 417 }, { endStream: true });
+      return;
+    }
+    stream.additionalHeaders({ ":status": 100 });
+  }
+  const { checked, send, settle } = serving;
+  const done = (response: Response) => send(response, writer, method, false);
+  const result = serving.handle(
+    state,
+    { method, url: headers[":path"] ?? "/", target: undefined, raw, http2: true },
+    headers[":authority"] ?? headers.host,
+    stream.endAfterHeaders ? null : stream,
+    writer,
+    serving.connInfo(stream.session?.socket as Socket | undefined, state),
+    undefined,
+    done,
+  );
+  if (result instanceof Promise) settle(state, result, done);
+  else if (result) done(checked(result));
+}
+
+// The number of open streams of a session: node:http2 keeps them in a map on the session's
+// internal state (found by probing once); elsewhere the streams served are counted. The map
+// is one of Node's own `SafeMap`s, which are no `instanceof Map`: it is known by its `size`.
+let streamsKey: symbol | null | undefined;
+const counted = new WeakMap<http2.ServerHttp2Session, number>();
+
+interface SessionState {
+  streams?: { readonly size?: unknown };
+}
+
+function count(stream: http2.ServerHttp2Stream): void {
+  const session = stream.session as http2.ServerHttp2Session | undefined;
+  if (session === undefined) return;
+  if (streamsKey === undefined) probeStreams(session);
+  if (streamsKey !== null) return;
+  counted.set(session, (counted.get(session) ?? 0) + 1);
+  stream.once("close", () => counted.set(session, (counted.get(session) ?? 1) - 1));
+}
+
+function openStreams(session: http2.ServerHttp2Session): number {
+  if (streamsKey) {
+    const size = (session as unknown as Record<symbol, SessionState | undefined>)[streamsKey]
+      ?.streams?.size;
+    return typeof size === "number" ? size : 0;
+  }
+  return counted.get(session) ?? 0;
+}
+
+function probeStreams(session: http2.ServerHttp2Session): void {
+  streamsKey = null;
+  for (const key of Object.getOwnPropertySymbols(session)) {
+    const state = (session as unknown as Record<symbol, SessionState | undefined>)[key];
+    if (key.description === "state" && typeof state?.streams?.size === "number") {
+      streamsKey = key;
+    }
+  }
+}
+
+/**
+ * Whether the session state's stream map was found (`undefined` before the first stream). Read
+ * by tests/node/internals.test.ts only (bundlers drop it).
+ */
+export function sessionStateLive(): boolean | undefined {
+  return streamsKey === undefined ? undefined : streamsKey !== null;
+}
+
+/** Closes a session that timed out, unless a stream is still open (a quiet event stream). */
+export function closeIfIdle(session: http2.ServerHttp2Session): void {
+  if (session.closed || session.destroyed) return;
+  if (streamsKey === undefined) probeStreams(session);
+  if (openStreams(session) === 0) session.close();
+}
 
 // An HTTP/2 stream as send() writes to it. The head is held until the first write or end(),
 // so that a response without a body goes out as one HEADERS frame that ends the stream.

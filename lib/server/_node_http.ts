@@ -21,7 +21,8 @@ import {
 import { type Answer, answerer } from "./_node_answer.ts";
 import { isResponse, NativeResponse } from "./_node_response.ts";
 import { send, type Writer } from "./_node_send.ts";
-import { acceptWebSocket, markUpgrade, type SocketRegistry, type Upgrade } from "./_node_ws.ts";
+import type { SocketRegistry } from "./_node_ws.ts";
+import type { Upgrading } from "./_node_upgrade.ts";
 import {
   type ConnInfo,
   type FetchFunction,
@@ -45,6 +46,9 @@ const LINGER_MS = 5_000;
 const CHECK_INTERVAL_MS = 30_000;
 const H2_PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "latin1");
 const HOST = /^(?:[\w.~!$&'()*+,;=%-]+|\[[\da-fA-F:.]+\])(?::\d{1,5})?$/;
+
+/** Called with an upgrade's request and connection facts before the app runs. */
+export type Mark = (request: Request, info: ConnInfo) => void;
 
 /** What one server keeps: the app, its connections and sockets, and whether it is closing. */
 export class ServerState implements SocketRegistry, ShutdownRegistry {
@@ -145,7 +149,8 @@ function respondError(state: ServerState, error: unknown): Response | Promise<Re
  * request's `Request` (lazy where Node allows it), or answers itself when the target or Host is
  * malformed (400), an HTTP/2 header list is over the limit (431) or undici cannot represent the
  * request (400). The app's result may reject (settle() handles that). Given `done`, a Weft app
- * may instead return `undefined` and call `done` with its response later.
+ * may instead return `undefined` and call `done` with its response later. `mark` sees an
+ * upgrade's request before the app does (_node_upgrade.ts marks it for upgradeWebSocket()).
  */
 export function handle(
   state: ServerState,
@@ -154,7 +159,7 @@ export function handle(
   input: BodySource | null,
   closer: Closable,
   info: ConnInfo,
-  upgrade: Upgrade | undefined,
+  mark: Mark | undefined,
   done?: (response: Response) => void,
 ): Response | Promise<Response> | undefined {
   // 1. the request line and header block, as far as Node has not judged them already
@@ -173,7 +178,7 @@ export function handle(
     return problem({ status: 400, detail: "The request cannot be represented" });
   }
   // 3. the app
-  if (upgrade !== undefined) markUpgrade(request, info, upgrade);
+  mark?.(request, info);
   try {
     const answer = state.answer;
     return done && answer ? answer(request, info, done) : state.fetch(request, info);
@@ -220,7 +225,7 @@ function dispatch(
   incoming: http.IncomingMessage,
   method: string,
   closer: Closable,
-  upgrade: Upgrade | undefined,
+  upgrade: Mark | undefined,
   done?: (response: Response) => void,
 ): Response | Promise<Response> | undefined {
   let raw = incoming.rawHeaders;
@@ -298,35 +303,25 @@ export function onUpgrade(
   socket: Socket,
   head: Buffer,
 ): void {
-  socket.on("error", () => {}); // ECONNRESET before ws takes over must not crash the process
-  const upgrade: Upgrade = { incoming, socket, head, registry: this };
-  const method = incoming.method ?? "GET";
-  // Without a callback the app answers with a response or a promise of one.
-  const result = dispatch(this, incoming, method, socket, upgrade) as Response | Promise<Response>;
-  // An upgrade pipelined behind another request gets the socket while that request's response
-  // still holds it: whatever the answer (a 101 or a refusal), it waits for that response to
-  // finish, so that the responses leave in the order of the requests (assigning the socket
-  // earlier would also throw ERR_HTTP_SOCKET_ASSIGNED).
-  settle(this, result, (response) => {
-    const proceed = () => {
-      if (acceptWebSocket(upgrade, response)) return;
-      // Not a WebSocket (an h2c upgrade offer, or the app refused): answer over HTTP/1.1 and
-      // close.
-      if (socket.destroyed || writing(socket)) {
-        socket.destroy();
-        return;
-      }
-      const res = new http.ServerResponse(incoming);
-      res.shouldKeepAlive = false;
-      res.assignSocket(socket);
-      res.once("finish", () => socket.destroySoon());
-      send(response, res as Writer, method, true);
-    };
-    const busy = writing(socket);
-    if (busy) busy.once("close", proceed);
-    else proceed();
-  });
+  socket.on("error", ignore); // ECONNRESET before ws takes over must not crash the process
+  if (upgrades !== undefined) upgrades.onUpgrade(this, UPGRADING, incoming, socket, head);
+  else {
+    // The first upgrade waits for the module; node:http leaves the socket paused meanwhile.
+    (loadingUpgrades ??= import("./_node_upgrade.ts").then((module) => upgrades = module)).then(
+      (module) => module.onUpgrade(this, UPGRADING, incoming, socket, head),
+      () => socket.destroy(),
+    );
+  }
 }
+
+function ignore(): void {}
+
+// Upgrades are answered by _node_upgrade.ts, loaded on the first one: apps that never see an
+// Upgrade header do not load it, and bundlers that split code keep it out of the entry chunk.
+// What it uses of the eager modules is handed over, not imported (see _node_h2.ts).
+const UPGRADING: Upgrading = { dispatch, send, settle, writing };
+let upgrades: typeof import("./_node_upgrade.ts") | undefined;
+let loadingUpgrades: Promise<typeof import("./_node_upgrade.ts")> | undefined;
 
 /**
  * Sets the HTTP/1.1 limits of `state` (before the server listens: node:http starts checking

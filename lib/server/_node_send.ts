@@ -3,7 +3,7 @@
 // The head goes out in one writeHead() call with a flat [name, value, …] list (node:http takes
 // it as it is; the HTTP/2 writer of _node_h2.ts turns it into one respond()). A body that is a
 // string or bytes goes out in one end() with its Content-Length; a stream is read and written
-// with backpressure.
+// with backpressure by _node_pipe.ts, loaded on the first streamed body.
 import { Buffer } from "node:buffer";
 import {
   HEADERS,
@@ -216,9 +216,27 @@ function write(response: Response, res: Writer, method: string, closing: boolean
     else res.end(body);
     return;
   }
-  // 4. a stream
-  pipe(res, status, head, (found & LENGTH) !== 0, stream).catch(() => fail(res));
+  // 4. a stream, by _node_pipe.ts, which loads on the first streamed body
+  const length = (found & LENGTH) !== 0;
+  if (pipe !== undefined) {
+    pipe(res, status, head, length, stream, fail).catch(() => fail(res));
+    return;
+  }
+  let gone = false; // the client left while the module loaded
+  const leave = () => gone = true;
+  res.once("close", leave);
+  (piping ??= import("./_node_pipe.ts").then((module) => pipe = module.pipe)).then((load) => {
+    res.off("close", leave);
+    if (gone) stream.cancel().catch(() => {});
+    else load(res, status, head, length, stream, fail).catch(() => fail(res));
+  }, () => {
+    stream.cancel().catch(() => {});
+    fail(res);
+  });
 }
+
+let pipe: typeof import("./_node_pipe.ts").pipe | undefined;
+let piping: Promise<NonNullable<typeof pipe>> | undefined;
 
 function fail(res: Writer): void {
   try {
@@ -232,108 +250,8 @@ function fail(res: Writer): void {
   }
 }
 
-function drained(res: Writer): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off("drain", done);
-      res.off("close", done);
-      resolve();
-    };
-    res.on("drain", done);
-    res.on("close", done);
-  });
-}
-
-function nextTurn(): Promise<undefined> {
-  return new Promise((resolve) => setImmediate(resolve, undefined));
-}
-
-// The Content-Length a head declares; -1 when it declares none (or one that is not a number).
-function declaredLength(head: Head): number {
-  for (let i = 0; i < head.length; i += 2) {
-    if (head[i] !== "content-length") continue;
-    const value = head[i + 1].trim();
-    return /^\d+$/.test(value) ? Number(value) : -1;
-  }
-  return -1;
-}
-
 function removeLength(head: Head): void {
   for (let i = head.length - 2; i >= 0; i -= 2) {
     if (head[i] === "content-length") head.splice(i, 2);
-  }
-}
-
-// Reads, writes, and waits for 'drain' whenever Node's buffer is full; a client that goes away
-// cancels the stream. A body must deliver the Content-Length it declares: node:http ends a
-// message that falls short as if it were whole, and the connection's next response would then
-// arrive inside this body (RFC 9112 §6.3: the client counts Content-Length octets). A body
-// that falls short cuts the connection (HTTP/1.1) or resets the stream (HTTP/2) after the bytes
-// it delivered, and bytes past the declared length are not sent, as Deno.serve does over
-// HTTP/1.1; an empty body that declared a length becomes a 500 (its head is not out yet).
-async function pipe(
-  res: Writer,
-  status: number,
-  head: Head,
-  length: boolean,
-  body: ReadableStream<Uint8Array>,
-): Promise<void> {
-  const reader = body.getReader();
-  const declared = length ? declaredLength(head) : -1;
-  let gone = false;
-  const onClose = () => {
-    if (res.writableFinished) return;
-    gone = true;
-    reader.cancel(new Error("The client went away")).catch(() => {});
-  };
-  res.once("close", onClose);
-  try {
-    const first = await reader.read();
-    if (first.done) {
-      if (declared > 0) return fail(res); // shorter than its Content-Length
-      if (!length) head.push("content-length", "0");
-      res.writeHead(status, head);
-      res.end();
-      return;
-    }
-    // A body that ends right after its first chunk goes out with a Content-Length; one that
-    // goes on (server-sent events) is not held back waiting for its second chunk.
-    let pending = reader.read();
-    const second = await Promise.race([pending, nextTurn()]);
-    if (second !== undefined && second.done && first.value.byteLength >= declared) {
-      const chunk = declared === -1 ? first.value : first.value.subarray(0, declared);
-      if (!length) head.push("content-length", `${chunk.byteLength}`);
-      res.writeHead(status, head);
-      res.end(chunk);
-      return;
-    }
-    res.writeHead(status, head);
-    let sent = 0;
-    let next: ReadableStreamReadResult<Uint8Array> = first;
-    for (;;) {
-      let chunk = next.value!;
-      const over = declared !== -1 && sent + chunk.byteLength > declared;
-      if (over) {
-        chunk = chunk.subarray(0, declared - sent);
-        pending.catch(() => {});
-        reader.cancel().catch(() => {});
-      }
-      sent += chunk.byteLength;
-      // A body that fails while a client that stopped reading holds the write (an event stream
-      // the server's shutdown cuts) ends the response now, not once the client reads again.
-      if (!res.write(chunk)) await Promise.race([drained(res), reader.closed]);
-      if (over) break;
-      next = await pending;
-      if (next.done || gone) break;
-      pending = reader.read();
-    }
-    if (gone) return;
-    if (sent < declared) fail(res);
-    else res.end();
-  } catch {
-    // The body failed midway (or the client left): abort, so the client sees a cut body.
-    if (!gone) fail(res);
-  } finally {
-    res.off("close", onClose);
   }
 }

@@ -5,28 +5,15 @@ import type * as http from "node:http";
 import type { Socket } from "node:net";
 // @ts-types="@types/ws"
 import type * as Ws from "ws";
-import type {
-  ConnInfo,
-  RuntimeSocket,
-  RuntimeSocketEvents,
-  RuntimeUpgradeOptions,
-} from "./types.ts";
+import type { RuntimeSocket, RuntimeSocketEvents, RuntimeUpgradeOptions } from "./types.ts";
 import { hold, spill, textFrame } from "./_node_ws_write.ts";
 
 type WsSocket = Ws.WebSocket;
 
-// `ws` is loaded on the first upgrade, with the handshake that uses it, not with the server: apps
-// that never accept a WebSocket do not load it, and bundlers that split code put it in a chunk
-// of its own (the Node core size budget, scripts/size_check.ts).
-type Handshake = typeof import("./_node_ws_handshake.ts").handshake;
-let handshake: Handshake | undefined;
-let loading: Promise<void> | undefined;
-function loadWs(): Promise<void> {
-  return loading ??= import("./_node_ws_handshake.ts").then((module) => {
-    handshake = module.handshake;
-  });
-}
-
+// `ws` is loaded on the first upgrade an app accepts, with the handshake that uses it
+// (_node_upgrade.ts), not with the server: apps that never accept a WebSocket do not load it,
+// and bundlers that split code put it in a chunk of their own (the Node core size budget,
+// scripts/size_check.ts). upgradeWebSocket() starts loading it.
 /** How long a peer may take to answer the 1001 close frame of a shutdown or idle timeout. */
 export const WS_CLOSE_GRACE_MS = 2_000;
 /** The close reason of a shutdown. */
@@ -46,37 +33,25 @@ export interface Upgrade {
   registry: SocketRegistry;
 }
 
-interface PendingSocket {
+/** What upgradeWebSocket() leaves on its 101 response for the handshake. */
+export interface PendingSocket {
   upgrade: Upgrade;
   options: RuntimeUpgradeOptions;
   bind(ws: WsSocket): void;
 }
 
-// An upgrade request is found by the request itself, or by the ConnInfo handed out with it
-// (`options.info`), which still works when middleware replaced `ctx.req`.
-const UPGRADE = Symbol("weft.upgrade");
-type UpgradeInfo = ConnInfo & { [UPGRADE]: Upgrade };
-const UPGRADES = new WeakMap<object, Upgrade>();
-const PENDING = new WeakMap<Response, PendingSocket>();
-
-/** Marks a request and its ConnInfo as an upgrade that upgradeWebSocket() may accept. */
-export function markUpgrade(request: Request, info: ConnInfo, upgrade: Upgrade): void {
-  UPGRADES.set(request, upgrade);
-  (info as UpgradeInfo)[UPGRADE] = upgrade;
-}
-
 /**
- * Completes the handshake when `response` is the 101 that upgradeWebSocket() made for this
- * upgrade; returns false otherwise (the caller answers over HTTP/1.1).
+ * Where an upgrade is found: on the request, or on the ConnInfo handed out with it
+ * (`options.info`), which still works when middleware replaced `ctx.req` (set by
+ * _node_upgrade.ts). Registered symbols, so that this module and that one, which loads lazily,
+ * share them without importing each other.
  */
-export function acceptWebSocket(upgrade: Upgrade, response: Response): boolean {
-  const pending = PENDING.get(response);
-  if (pending === undefined || pending.upgrade !== upgrade) return false;
-  const accept = () => handshake!(upgrade, response, pending.options, (ws) => pending.bind(ws));
-  if (handshake === undefined) loadWs().then(accept, () => upgrade.socket.destroy());
-  else accept();
-  return true;
-}
+export const UPGRADE: unique symbol = Symbol.for("weft.upgrade") as never;
+/** Where the 101 response keeps its {@linkcode PendingSocket}. */
+export const PENDING: unique symbol = Symbol.for("weft.pendingSocket") as never;
+
+/** An object that may carry an upgrade. */
+export type Marked = { [UPGRADE]?: Upgrade };
 
 // Whether the last failure `ws` reported carried its close code under a symbol.
 let statusCodeSymbol: boolean | undefined;
@@ -121,14 +96,13 @@ export function upgradeWebSocket(
   options: RuntimeUpgradeOptions,
   events: (socket: RuntimeSocket) => RuntimeSocketEvents,
 ): Response {
-  const upgrade = UPGRADES.get(request) ??
-    (options.info as Partial<UpgradeInfo> | undefined)?.[UPGRADE];
+  const upgrade = (request as Marked)[UPGRADE] ?? (options.info as Marked | undefined)?.[UPGRADE];
   if (upgrade === undefined) {
     throw new TypeError(
       "Cannot upgrade to a WebSocket: the request did not reach serve() over HTTP/1.1 with Upgrade: websocket",
     );
   }
-  void loadWs().catch(() => {});
+  import("./_node_ws_handshake.ts").catch(() => {});
   const registry = upgrade.registry;
   let ws: WsSocket | undefined;
   // The code and reason of the close frame the server sent, which onClose reports.
@@ -163,7 +137,7 @@ export function upgradeWebSocket(
   const handlers = events(socket);
   const response = new Response(null, { status: 200 });
   Object.defineProperty(response, "status", { value: 101 }); // undici refuses 101 in `new Response`
-  PENDING.set(response, {
+  (response as { [PENDING]?: PendingSocket })[PENDING] = {
     upgrade,
     options,
     bind(bound) {
@@ -212,6 +186,6 @@ export function upgradeWebSocket(
       handlers.onOpen();
       if (registry.closing) socket.close(1001, SHUTDOWN_REASON);
     },
-  });
+  };
   return response;
 }

@@ -12,7 +12,7 @@ import { WebSocket } from "ws";
 import * as weft from "weft";
 // The modules that "weft" loads (npm ci copies npm/ into node_modules/weft), reached by path:
 // they are no export of the package.
-import { sessionStateLive } from "./node_modules/weft/lib/server/_node_h2.js";
+import { sessionStateLive } from "./node_modules/weft/lib/server/_node_h2_stream.js";
 import { httpMessageLive, listen2Live } from "./node_modules/weft/lib/server/_node_http.js";
 import { lazyRequestsLive } from "./node_modules/weft/lib/server/_node_request.js";
 import {

@@ -1,0 +1,108 @@
+// Answering an HTTP/1.1 request with `Upgrade`: a WebSocket handshake when the app accepted
+// it, an HTTP/1.1 answer otherwise. Loaded by _node_http.ts on the first upgrade a server gets,
+// so that apps that never see one do not load it, and bundlers that split code put it in a
+// chunk of its own (the Node core size budget, scripts/size_check.ts). It imports no value of
+// the eager modules: what it uses of them comes as an `Upgrading`, and it finds what
+// upgradeWebSocket() (_node_ws.ts) left on a request or response under registered symbols.
+import type { Buffer } from "node:buffer";
+import * as http from "node:http";
+import type { Socket } from "node:net";
+import type { Mark, ServerState } from "./_node_http.ts";
+import type { ConnInfo } from "./types.ts";
+import type { send, Writer } from "./_node_send.ts";
+import type { PendingSocket, Upgrade } from "./_node_ws.ts";
+
+// _node_ws.ts's keys, made again from the registry: imported, they would put that module, which
+// only apps that accept WebSockets use, in a chunk that every app loads.
+const UPGRADE = Symbol.for("weft.upgrade");
+const PENDING = Symbol.for("weft.pendingSocket");
+
+/** What answering an upgrade uses of the eager modules (_node_http.ts and its imports). */
+export interface Upgrading {
+  /** handle() for a node:http request. */
+  readonly dispatch: (
+    state: ServerState,
+    incoming: http.IncomingMessage,
+    method: string,
+    closer: Socket,
+    mark: Mark,
+  ) => Response | Promise<Response> | undefined;
+  readonly send: typeof send;
+  readonly settle: (
+    state: ServerState,
+    result: Response | Promise<Response>,
+    done: (response: Response) => void,
+  ) => void;
+  /** The response node:http is writing on a socket, if any. */
+  readonly writing: (socket: Socket | null) => http.ServerResponse | null | undefined;
+}
+
+type Handshake = typeof import("./_node_ws_handshake.ts").handshake;
+let handshake: Handshake | undefined;
+let loading: Promise<void> | undefined;
+
+// `ws`, with the handshake that uses it, loads on the first upgrade an app accepts.
+function loadWs(): Promise<void> {
+  return loading ??= import("./_node_ws_handshake.ts").then((module) => {
+    handshake = module.handshake;
+  });
+}
+
+/** Marks a request and its ConnInfo as an upgrade that upgradeWebSocket() may accept. */
+function markUpgrade(request: Request, info: ConnInfo, upgrade: Upgrade): void {
+  (request as unknown as Record<symbol, Upgrade>)[UPGRADE] = upgrade;
+  (info as unknown as Record<symbol, Upgrade>)[UPGRADE] = upgrade;
+}
+
+/**
+ * Completes the handshake when `response` is the 101 that upgradeWebSocket() made for this
+ * upgrade; returns false otherwise (the caller answers over HTTP/1.1).
+ */
+function acceptWebSocket(upgrade: Upgrade, response: Response): boolean {
+  const pending = (response as unknown as Record<symbol, PendingSocket | undefined>)[PENDING];
+  if (pending === undefined || pending.upgrade !== upgrade) return false;
+  const accept = () => handshake!(upgrade, response, pending.options, (ws) => pending.bind(ws));
+  if (handshake === undefined) loadWs().then(accept, () => upgrade.socket.destroy());
+  else accept();
+  return true;
+}
+
+/** Runs the app for an upgrade request of a server of `state` and answers it. */
+export function onUpgrade(
+  state: ServerState,
+  { dispatch, send, settle, writing }: Upgrading,
+  incoming: http.IncomingMessage,
+  socket: Socket,
+  head: Buffer,
+): void {
+  const upgrade: Upgrade = { incoming, socket, head, registry: state };
+  const method = incoming.method ?? "GET";
+  // Without a callback the app answers with a response or a promise of one.
+  const mark = (request: Request, info: ConnInfo) => markUpgrade(request, info, upgrade);
+  const result = dispatch(state, incoming, method, socket, mark) as
+    | Response
+    | Promise<Response>;
+  // An upgrade pipelined behind another request gets the socket while that request's response
+  // still holds it: whatever the answer (a 101 or a refusal), it waits for that response to
+  // finish, so that the responses leave in the order of the requests (assigning the socket
+  // earlier would also throw ERR_HTTP_SOCKET_ASSIGNED).
+  settle(state, result, (response) => {
+    const proceed = () => {
+      if (acceptWebSocket(upgrade, response)) return;
+      // Not a WebSocket (an h2c upgrade offer, or the app refused): answer over HTTP/1.1 and
+      // close.
+      if (socket.destroyed || writing(socket)) {
+        socket.destroy();
+        return;
+      }
+      const res = new http.ServerResponse(incoming);
+      res.shouldKeepAlive = false;
+      res.assignSocket(socket);
+      res.once("finish", () => socket.destroySoon());
+      send(response, res as Writer, method, true);
+    };
+    const busy = writing(socket);
+    if (busy) busy.once("close", proceed);
+    else proceed();
+  });
+}
