@@ -7,7 +7,8 @@
 import type * as http2 from "node:http2";
 import type { Socket } from "node:net";
 import type { checked, connInfo, handle, ServerState, settle } from "./_node_http.ts";
-import type { Head, send, Writer } from "./_node_send.ts";
+import type { send } from "./_node_send.ts";
+import type { Head, Writer } from "./_node_writer.ts";
 
 /** What serving a stream uses of the eager modules (_node_http.ts and _node_send.ts). */
 export interface Serving {

@@ -22,7 +22,7 @@ import { type Answer, answerer } from "./_node_answer.ts";
 import { isResponse, NativeResponse } from "./_node_response.ts";
 import { send, type Writer } from "./_node_send.ts";
 import type { SocketRegistry } from "./_node_ws.ts";
-import type { Upgrading } from "./_node_upgrade.ts";
+import type { Mark, Upgrading } from "./_node_upgrade.ts";
 import {
   type ConnInfo,
   type FetchFunction,
@@ -46,9 +46,6 @@ const LINGER_MS = 5_000;
 const CHECK_INTERVAL_MS = 30_000;
 const H2_PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "latin1");
 const HOST = /^(?:[\w.~!$&'()*+,;=%-]+|\[[\da-fA-F:.]+\])(?::\d{1,5})?$/;
-
-/** Called with an upgrade's request and connection facts before the app runs. */
-export type Mark = (request: Request, info: ConnInfo) => void;
 
 /** What one server keeps: the app, its connections and sockets, and whether it is closing. */
 export class ServerState implements SocketRegistry, ShutdownRegistry {
@@ -319,7 +316,7 @@ function ignore(): void {}
 // Upgrades are answered by _node_upgrade.ts, loaded on the first one: apps that never see an
 // Upgrade header do not load it, and bundlers that split code keep it out of the entry chunk.
 // What it uses of the eager modules is handed over, not imported (see _node_h2.ts).
-const UPGRADING: Upgrading = { dispatch, send, settle, writing };
+const UPGRADING: Upgrading<ServerState> = { dispatch, send, settle, writing };
 let upgrades: typeof import("./_node_upgrade.ts") | undefined;
 let loadingUpgrades: Promise<typeof import("./_node_upgrade.ts")> | undefined;
 

@@ -3,7 +3,7 @@
 // load it, and bundlers that split code keep it out of the entry chunk). It imports no value
 // from the eager modules: a splitting bundler would otherwise move those into a chunk of their
 // own, which the entry would then load too.
-import type { Head, Writer } from "./_node_send.ts";
+import type { Head, Writer } from "./_node_writer.ts";
 
 function drained(res: Writer): Promise<void> {
   return new Promise((resolve) => {

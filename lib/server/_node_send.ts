@@ -16,26 +16,9 @@ import {
   STATUS,
   TEXT_TYPE,
 } from "./_node_response.ts";
+import type { Head, Writer } from "./_node_writer.ts";
 
-/**
- * What send() writes to: node:http's ServerResponse as it is, or an HTTP/2 stream through the
- * writer of _node_h2.ts (`http2` true).
- */
-export interface Writer {
-  readonly http2?: boolean;
-  readonly headersSent: boolean;
-  readonly writableFinished: boolean;
-  writeHead(status: number, headers: Head): unknown;
-  write(chunk: Uint8Array): boolean;
-  end(chunk?: string | Uint8Array): unknown;
-  destroy(): unknown;
-  on(event: "drain" | "close", fn: () => void): unknown;
-  once(event: "close", fn: () => void): unknown;
-  off(event: "drain" | "close", fn: () => void): unknown;
-}
-
-/** A response head: names and values, alternating; Content-Length too is written as a string. */
-export type Head = string[];
+export type { Head, Writer } from "./_node_writer.ts";
 
 // RFC 9113 §8.2.2: connection-specific fields are malformed in HTTP/2 (and Node throws on them).
 const H2_FORBIDDEN = new Set([

@@ -7,21 +7,27 @@
 import type { Buffer } from "node:buffer";
 import * as http from "node:http";
 import type { Socket } from "node:net";
-import type { Mark, ServerState } from "./_node_http.ts";
 import type { ConnInfo } from "./types.ts";
-import type { send, Writer } from "./_node_send.ts";
-import type { PendingSocket, Upgrade } from "./_node_ws.ts";
+import type { send } from "./_node_send.ts";
+import type { Writer } from "./_node_writer.ts";
+import type { PendingSocket, SocketRegistry, Upgrade } from "./_node_ws.ts";
+
+/** Called with an upgrade's request and connection facts before the app runs. */
+export type Mark = (request: Request, info: ConnInfo) => void;
 
 // _node_ws.ts's keys, made again from the registry: imported, they would put that module, which
 // only apps that accept WebSockets use, in a chunk that every app loads.
 const UPGRADE = Symbol.for("weft.upgrade");
 const PENDING = Symbol.for("weft.pendingSocket");
 
-/** What answering an upgrade uses of the eager modules (_node_http.ts and its imports). */
-export interface Upgrading {
+/**
+ * What answering an upgrade uses of the eager modules (_node_http.ts and its imports), for a
+ * server whose state is `S`.
+ */
+export interface Upgrading<S extends SocketRegistry> {
   /** handle() for a node:http request. */
   readonly dispatch: (
-    state: ServerState,
+    state: S,
     incoming: http.IncomingMessage,
     method: string,
     closer: Socket,
@@ -29,7 +35,7 @@ export interface Upgrading {
   ) => Response | Promise<Response> | undefined;
   readonly send: typeof send;
   readonly settle: (
-    state: ServerState,
+    state: S,
     result: Response | Promise<Response>,
     done: (response: Response) => void,
   ) => void;
@@ -68,9 +74,9 @@ function acceptWebSocket(upgrade: Upgrade, response: Response): boolean {
 }
 
 /** Runs the app for an upgrade request of a server of `state` and answers it. */
-export function onUpgrade(
-  state: ServerState,
-  { dispatch, send, settle, writing }: Upgrading,
+export function onUpgrade<S extends SocketRegistry>(
+  state: S,
+  { dispatch, send, settle, writing }: Upgrading<S>,
   incoming: http.IncomingMessage,
   socket: Socket,
   head: Buffer,
