@@ -29,6 +29,7 @@ import {
   createLocalJWKSet,
   createRemoteJWKSet,
   errors,
+  exportJWK,
   type JSONWebKeySet,
   type JWK,
   type JWTPayload,
@@ -146,7 +147,7 @@ export function jwtPayload<T extends JWTPayload = JWTPayload>(
   return (ctx.var as { user?: T }).user;
 }
 
-function keyResolver(options: JwtOptions): Uint8Array | CryptoKey | JWK | JWTVerifyGetKey {
+function keyResolver(options: JwtOptions): Uint8Array | JWTVerifyGetKey {
   const given = [options.secret, options.key, options.jwks].filter((v) => v !== undefined);
   if (given.length !== 1) {
     throw new TypeError("Cannot create jwt(): give exactly one of secret, key and jwks");
@@ -166,7 +167,7 @@ function keyResolver(options: JwtOptions): Uint8Array | CryptoKey | JWK | JWTVer
       throw new TypeError("Cannot create jwt(): key must be a public key");
     }
     if (key.k !== undefined) throw new TypeError("Cannot create jwt(): key must be a public key");
-    return options.key as CryptoKey | JWK;
+    return singleKey(options.key as CryptoKey | JWK);
   }
   const jwks = options.jwks!;
   if (typeof jwks !== "string" && !(jwks instanceof URL)) {
@@ -182,6 +183,30 @@ function keyResolver(options: JwtOptions): Uint8Array | CryptoKey | JWK | JWTVer
       throw new HttpError(503, "The key set to verify the token is not available", {
         cause: error,
       });
+    }
+  };
+}
+
+// One public key, looked up as a key set of one: jose's key-set lookup checks that the token's
+// `alg` fits the key (its type and curve, and a JWK's own `alg`), where verifying with the key
+// as it is would throw a TypeError, a 500, for a token naming another listed algorithm
+// (RS512 against an RS256 key). The token's `kid` names no other key here, so it is not
+// looked at. A CryptoKey becomes its JWK on first use (public keys are always extractable).
+function singleKey(key: CryptoKey | JWK): JWTVerifyGetKey {
+  let set: Promise<ReturnType<typeof createLocalJWKSet>> | undefined;
+  return async function singleKey(header, token) {
+    set ??=
+      (typeof (key as JWK).kty === "string"
+        ? Promise.resolve(key as JWK)
+        : exportJWK(key as CryptoKey))
+        .then((jwk) => createLocalJWKSet({ keys: [jwk] }));
+    try {
+      return await (await set)({ alg: header.alg }, token);
+    } catch (error) {
+      if (error instanceof errors.JWKSNoMatchingKey) {
+        throw new errors.JOSEAlgNotAllowed("The token's algorithm does not fit the key");
+      }
+      throw error;
     }
   };
 }

@@ -307,3 +307,40 @@ Deno.test("jwt() fetches a remote key set, and answers 503 when it cannot", asyn
     await withDeadline(jwks.shutdown(), 10_000, "the JWKS server to shut down");
   }
 });
+
+Deno.test("jwt() with one key answers 401 for a token naming another listed algorithm, never 500", async () => {
+  const reported: unknown[] = [];
+  reportTo = (error) => reported.push(error);
+  try {
+    const cases = [
+      ["RS256", ["RS256", "RS512"], "RS512"],
+      ["RS256", ["RS256", "PS256"], "PS256"],
+      ["ES256", ["ES256", "ES384"], "ES384"],
+      ["EdDSA", ["EdDSA", "ES256"], "ES256"],
+    ] as const;
+    for (const [alg, algorithms, forged] of cases) {
+      const pair = await generateKeyPair(alg, { extractable: true });
+      const good = await new SignJWT({ sub: "a" }).setProtectedHeader({ alg })
+        .setExpirationTime("1m").sign(pair.privateKey);
+      const [, payload, signature] = good.split(".");
+      const token = `${b64(JSON.stringify({ alg: forged }))}.${payload}.${signature}`;
+      const jwk = await exportJWK(pair.publicKey);
+      const keys = [
+        pair.publicKey as unknown as JwtOptions["key"],
+        jwk,
+        { ...jwk, alg },
+      ];
+      for (const key of keys) {
+        const a = app({ key, algorithms: [...algorithms] });
+        const res = await call(a, `Bearer ${token}`);
+        assert.equal(res.status, 401, `${alg} key, ${forged} token`);
+        assert.match(res.challenge ?? "", /error="invalid_token"/);
+        // the genuine token still verifies under the same key
+        assert.deepEqual((await call(a, `Bearer ${good}`)).body, { sub: "a" }, alg);
+      }
+    }
+    assert.deepEqual(reported, []);
+  } finally {
+    reportTo = undefined;
+  }
+});
