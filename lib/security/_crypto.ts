@@ -13,13 +13,18 @@ export function toBase64Url(bytes: Uint8Array): string {
 
 const BASE64URL = /^[A-Za-z0-9_-]*$/;
 
-/** Decodes unpadded base64url; `undefined` for anything else. */
+/**
+ * Decodes unpadded base64url in its one canonical spelling; `undefined` for anything else. The
+ * last character of a length that is not a multiple of four carries bits that no byte uses;
+ * `atob` ignores them, so four spellings would decode to the same signature, and an app keying
+ * on the raw cookie (a revocation list) could be sidestepped.
+ */
 export function fromBase64Url(text: string): Uint8Array<ArrayBuffer> | undefined {
   if (!BASE64URL.test(text) || text.length % 4 === 1) return undefined;
   const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return bytes;
+  return toBase64Url(bytes) === text ? bytes : undefined;
 }
 
 /**

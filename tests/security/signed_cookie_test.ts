@@ -56,6 +56,20 @@ Deno.test("tampered, truncated, unsigned and renamed values are refused", async 
   assert.equal(await unsign("sid", signed, NEW), "user=7");
 });
 
+Deno.test("a signature has one spelling: the unused bits of its last character must be zero", async () => {
+  const signed = await sign("sid", "uid=42", NEW);
+  const dot = signed.lastIndexOf(".");
+  const mac = signed.slice(dot + 1); // 32 bytes: 43 characters, the last carrying 2 spare bits
+  const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  const last = ALPHABET.indexOf(mac.at(-1)!);
+  let accepted = 0;
+  for (let spare = 0; spare < 4; spare++) {
+    const spelling = mac.slice(0, -1) + ALPHABET[(last & ~3) | spare];
+    if (await unsign("sid", `${signed.slice(0, dot)}.${spelling}`, NEW) === "uid=42") accepted++;
+  }
+  assert.equal(accepted, 1);
+});
+
 Deno.test("getSignedCookie() tells a missing cookie (undefined) from a bad one (false)", async () => {
   const none = new Context(new Request("http://localhost/"));
   assert.equal(await getSignedCookie(none, "sid", NEW), undefined);
