@@ -144,7 +144,8 @@ export function cspNonce(ctx: { readonly var: CspVariables | object }): string |
  *
  * @param options Which headers, and their values.
  * @returns The middleware.
- * @throws {TypeError} When a CSP directive name or source is malformed.
+ * @throws {TypeError} When a CSP directive name or source is malformed, or a header value has
+ * control characters.
  *
  * @example
  * ```ts
@@ -162,7 +163,13 @@ export function cspNonce(ctx: { readonly var: CspVariables | object }): string |
  */
 export function secureHeaders(options: SecureHeadersOptions = {}): Middleware<CspVariables> {
   const fixed: [string, string][] = [];
-  const add = (name: string, value: string | boolean | undefined, fallback: string) => {
+  const hsts: [string, string][] = []; // HTTPS requests only
+  const add = (
+    to: [string, string][],
+    name: string,
+    value: string | boolean | undefined,
+    fallback: string,
+  ) => {
     if (value === false) return;
     const text = typeof value === "string" ? value : fallback;
     // deno-lint-ignore no-control-regex
@@ -171,19 +178,18 @@ export function secureHeaders(options: SecureHeadersOptions = {}): Middleware<Cs
         `Cannot create secureHeaders(): the ${name} value has control characters`,
       );
     }
-    fixed.push([name, text]);
+    to.push([name, text]);
   };
-  add("x-content-type-options", options.contentTypeOptions, "nosniff");
-  add("referrer-policy", options.referrerPolicy, "strict-origin-when-cross-origin");
-  add("cross-origin-opener-policy", options.crossOriginOpenerPolicy, "same-origin");
-  add("x-frame-options", options.frameOptions, "SAMEORIGIN");
-  const hsts: [string, string][] = [];
-  if (options.strictTransportSecurity !== false) {
-    hsts.push([
-      "strict-transport-security",
-      options.strictTransportSecurity ?? "max-age=31536000; includeSubDomains",
-    ]);
-  }
+  add(fixed, "x-content-type-options", options.contentTypeOptions, "nosniff");
+  add(fixed, "referrer-policy", options.referrerPolicy, "strict-origin-when-cross-origin");
+  add(fixed, "cross-origin-opener-policy", options.crossOriginOpenerPolicy, "same-origin");
+  add(fixed, "x-frame-options", options.frameOptions, "SAMEORIGIN");
+  add(
+    hsts,
+    "strict-transport-security",
+    options.strictTransportSecurity,
+    "max-age=31536000; includeSubDomains",
+  );
   const csp = options.contentSecurityPolicy ? compilePolicy(options.contentSecurityPolicy) : null;
   const cspHeader = options.reportOnly
     ? "content-security-policy-report-only"

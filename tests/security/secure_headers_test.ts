@@ -103,4 +103,8 @@ Deno.test("secureHeaders() refuses malformed policies and values when created", 
     /control character, ";" or ","/,
   );
   assert.throws(() => secureHeaders({ referrerPolicy: "a\r\nb" }), /control characters/);
+  assert.throws(
+    () => secureHeaders({ strictTransportSecurity: "max-age=1\r\nX-Evil: 1" }),
+    /strict-transport-security value has control characters/,
+  );
 });
