@@ -99,7 +99,8 @@ export class Context<P extends Params = Params, V extends object = Record<never,
    * {@linkcode Context.bodyLimit} like {@linkcode Context.body}: `text()`, `formData()`,
    * `json()`, `arrayBuffer()`, `blob()`, `bytes()` and the `body` stream fail with a 413
    * `HttpError` as soon as more bytes than the limit arrived (GET and HEAD bodies are left as
-   * they are).
+   * they are). A copy made with `new Request(ctx.req, init)` reads the runtime's own body,
+   * which the limit does not see, until it is assigned to `ctx.req`.
    */
   get req(): Request {
     if (this.#bounded) return this.#req;

@@ -7,6 +7,7 @@
 import { HttpError } from "../http/http_error.ts";
 import { readLimited, tooLarge } from "../http/read_limited.ts";
 import { type BoundedBody, boundedBody, replaceBody } from "../_bounded_request.ts";
+import { REQUEST_TARGET } from "../server/types.ts";
 import type { Middleware } from "../types.ts";
 
 /** Options of {@linkcode bodyLimit}. */
@@ -37,9 +38,10 @@ export interface BodyLimitOptions {
  *    {@linkcode BodyLimitOptions.chunked} for streaming instead).
  *
  * So a handler that never reads the body cannot turn an oversize upload into a 200. The
- * handler reads the same request (`ctx.req`, its signal included) through the limit: a body
- * read ahead is served from memory. Limits nest: an outer `bodyLimit` refuses what is over its limit before an
- * inner one runs. Put it after `auth()` in a chain, so that uploads are only read for
+ * handler reads the request (`ctx.req`) through the limit. A body read ahead is served from
+ * memory by a copy of the request (same method, URL, headers and signal) that replaces
+ * `ctx.req`, so that a later middleware can still rewrite it with `new Request(ctx.req, init)`.
+ * Limits nest: an outer `bodyLimit` refuses what is over its limit before an inner one runs. Put it after `auth()` in a chain, so that uploads are only read for
  * authenticated requests.
  *
  * @param bytes The largest accepted body, in bytes.
@@ -95,12 +97,36 @@ export function bodyLimit(bytes: number, options: BodyLimitOptions = {}): Middle
     // 2. no declared length: the handler reads through the limit, and what it left unread is
     //    released once the response has gone out
     if (chunked === "stream") return releaseAfter(await next(), body);
-    // 3. or the body is read ahead, up to the limit, before the handler runs
+    // 3. or the body is read ahead, up to the limit, before the handler runs, and the request
+    //    replaced by one that carries the bytes as its own body: the runtime's body of the old
+    //    one is used up, and `new Request(ctx.req, init)` in a later middleware reads that
     const bytesRead = await readAhead(body.stream, bytes);
     if (bytesRead instanceof HttpError) return bytesRead.toResponse();
-    replaceBody(request, bytesRead);
+    const copy = withBody(request, bytesRead);
+    if (copy !== undefined) ctx.req = copy;
+    else replaceBody(request, bytesRead);
     return await next();
   };
+}
+
+// A copy of `request` with `bytes` as its body, and the request target the adapter gave it;
+// undefined for a method that `new Request` refuses (TRACE, TRACK, CONNECT), whose request
+// then serves the bytes itself.
+function withBody(request: Request, bytes: Uint8Array<ArrayBuffer>): Request | undefined {
+  let copy: Request;
+  try {
+    copy = new Request(request.url, {
+      method: request.method,
+      headers: request.headers,
+      body: bytes,
+      signal: request.signal,
+    });
+  } catch {
+    return undefined;
+  }
+  const target = (request as { [REQUEST_TARGET]?: string })[REQUEST_TARGET];
+  if (target !== undefined) (copy as { [REQUEST_TARGET]?: string })[REQUEST_TARGET] = target;
+  return copy;
 }
 
 // Reads the whole body if it is within the limit; an HttpError (413, or 400 when the client
