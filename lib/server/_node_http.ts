@@ -216,21 +216,21 @@ export function checked(response: unknown): Response {
   return isResponse(response) ? response : internalError();
 }
 
-// handle() for a node:http request.
+// handle() for a node:http request; `mark` is given for an upgrade.
 function dispatch(
   state: ServerState,
   incoming: http.IncomingMessage,
   method: string,
   closer: Closable,
-  upgrade: Mark | undefined,
+  mark: Mark | undefined,
   done?: (response: Response) => void,
 ): Response | Promise<Response> | undefined {
   let raw = incoming.rawHeaders;
   // RFC 9110 §7.8: an Upgrade in an HTTP/1.0 request is ignored (and RFC 6455 §4.1 asks for
   // HTTP/1.1), so such a request reaches the app without it and is never upgraded.
-  if (upgrade !== undefined && (incoming.httpVersionMajor < 1 || incoming.httpVersionMinor < 1)) {
+  if (mark !== undefined && (incoming.httpVersionMajor < 1 || incoming.httpVersionMinor < 1)) {
     raw = raw.filter((_, i) => !/^(?:upgrade|connection)$/i.test(raw[i - (i % 2)]));
-    upgrade = undefined;
+    mark = undefined;
   }
   return handle(
     state,
@@ -239,7 +239,7 @@ function dispatch(
     hasBody(incoming, method) ? incoming : null,
     closer,
     socketInfo(incoming.socket, state),
-    upgrade,
+    mark,
     done,
   );
 }
