@@ -13,6 +13,7 @@ import { sameOriginPath } from "../http/same_origin_path.ts";
 import type { App, AppHooks, Handler, Middleware, Params, VariablesOf } from "../types.ts";
 import type { PathParams } from "./pattern.ts";
 import { RadixTree } from "./radix.ts";
+import type { RadixMatch } from "./_tree.ts";
 import { restoreParam } from "./_path.ts";
 import { SOURCE } from "./_table.ts";
 
@@ -436,6 +437,20 @@ async function countBytes(body: ReadableStream<Uint8Array>): Promise<number | un
   }
 }
 
+// Sets the params (decoded once; `encoded`: the path had escapes) and the route of a match.
+function enter(ctx: Context, match: RadixMatch<Target>, encoded: boolean): void {
+  const { names, values } = match;
+  if (names.length > 0) {
+    const params: Params = {};
+    for (let i = 0; i < names.length; i++) {
+      const value = values[i];
+      params[names[i]] = encoded ? restoreParam(value) : value;
+    }
+    ctx.params = params;
+  }
+  ctx.route = match.data.pattern;
+}
+
 // The path with its trailing slash removed, or with one added.
 function otherForm(path: string): string {
   return path.endsWith("/") ? path.slice(0, -1) : path + "/";
@@ -514,7 +529,7 @@ export function router(routes: readonly (Route | Group)[], options: RouterOption
     }, { allow });
   }
 
-  function miss(ctx: Context, path: string): Response | Promise<Response> {
+  function miss(ctx: Context, path: string, encoded: boolean): Response | Promise<Response> {
     const allowed = tree.methodsFor(path);
     if (allowed.length === 0) {
       if (redirect && path !== "/") {
@@ -532,8 +547,13 @@ export function router(routes: readonly (Route | Group)[], options: RouterOption
       if (notFound !== undefined) return notFound(ctx);
       return problem({ status: 404, detail: `No route matches ${ctx.path}` });
     }
-    // A grouped path: its group middleware (cors()…) wrap the answer.
-    return (find(allowed[0], path)!.data.refuse ?? refuse)(ctx);
+    // A grouped path: its group middleware (cors(), validate()…) wrap the answer, and see the
+    // params and the route as they would for the route's own method.
+    const match = find(allowed[0], path)!;
+    const grouped = match.data.refuse;
+    if (grouped === undefined) return refuse(ctx);
+    enter(ctx, match, encoded);
+    return grouped(ctx);
   }
 
   const app = createApp(function router(ctx: Context): Response | Promise<Response> {
@@ -553,19 +573,10 @@ export function router(routes: readonly (Route | Group)[], options: RouterOption
         }
         match = find(method, path);
       }
-      if (match === undefined) return miss(ctx, path);
+      if (match === undefined) return miss(ctx, path, encoded);
     }
-    const { names, values } = match;
-    if (names.length > 0) {
-      const params: Params = {};
-      for (let i = 0; i < names.length; i++) {
-        const value = values[i];
-        params[names[i]] = encoded ? restoreParam(value) : value;
-      }
-      ctx.params = params;
-    }
-    const { handler, headFromGet, pattern } = match.data;
-    ctx.route = pattern;
+    enter(ctx, match, encoded);
+    const { handler, headFromGet } = match.data;
     if (!headFromGet) return handler(ctx);
     return settle(ctx, handler).then(withoutBody);
   }, options);

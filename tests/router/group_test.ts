@@ -179,6 +179,35 @@ Deno.test("group() middleware wrap their routes, their 405 and OPTIONS answers, 
   assert.deepEqual(seen, []);
 });
 
+for (const compile of [true, false]) {
+  Deno.test(`group() middleware see the params and route of a 405 or OPTIONS path (compile: ${compile})`, async () => {
+    const seen: unknown[] = [];
+    const needsBoard: Middleware = (ctx, next) => {
+      seen.push([ctx.req.method, ctx.params, ctx.route]);
+      if (!/^\d+$/.test((ctx.params as { board?: string }).board ?? "")) {
+        return new Response("bad board", { status: 400 });
+      }
+      return next();
+    };
+    const app = router([
+      group("/boards/:board", [needsBoard], [get("/notes/:note", h("notes"))]),
+    ], { compile });
+    const fetch = (method: string, path: string) =>
+      app.fetch(new Request(`http://localhost${path}`, { method }));
+    assert.equal((await fetch("GET", "/boards/7/notes/1")).status, 200);
+    const preflight = await fetch("OPTIONS", "/boards/7/notes/1");
+    assert.equal(preflight.status, 204);
+    assert.equal(preflight.headers.get("allow"), "GET, HEAD, OPTIONS");
+    const refused = await fetch("DELETE", "/boards/7/notes/%31");
+    assert.equal(refused.status, 405);
+    assert.deepEqual(seen, [
+      ["GET", { board: "7", note: "1" }, "/boards/:board/notes/:note"],
+      ["OPTIONS", { board: "7", note: "1" }, "/boards/:board/notes/:note"],
+      ["DELETE", { board: "7", note: "1" }, "/boards/:board/notes/:note"],
+    ]);
+  });
+}
+
 Deno.test("group() refuses a prefix that is not a path", () => {
   for (const prefix of ["api", "/api/", "/"]) {
     assert.throws(() => group(prefix, [], []), TypeError);
