@@ -4,11 +4,15 @@
  * @module
  */
 import { problem } from "../http/problem.ts";
+import { bodyAtHand } from "../server/deno.ts";
 import type { Middleware } from "../types.ts";
 import { readAhead, resume } from "./_read_ahead.ts";
 import { concat } from "../http/read_limited.ts";
 
-/** A body at hand up to this size is taken whole (and keeps its Content-Length). */
+/**
+ * A body that the runtime does not show at hand, but that is whole within a few microtasks up
+ * to this size, is taken whole (and keeps its Content-Length).
+ */
 const MAX_AHEAD_BYTES = 65_536;
 
 /**
@@ -80,7 +84,12 @@ export function timeout(ms: number): Middleware {
       return problem({ status: 503, detail, instance: ctx.path });
     }
 
-    // 3. a body at hand goes out whole; a streamed one is cut at the deadline
+    // 3. a body at hand goes out whole, whatever its size; a streamed one is cut at the deadline
+    //    (bodyAtHand() looks before res.body, which on Deno would make a stream of it)
+    if (bodyAtHand(res) !== undefined) {
+      clearTimeout(timer);
+      return res;
+    }
     const body = res.body;
     if (body === null) {
       clearTimeout(timer);

@@ -419,6 +419,12 @@ export function writeStderr(line: string): void {
 export const CLONE_TEXT_RESPONSES = true;
 
 /**
+ * The string or bytes a response was made from, while nothing has touched its body (Deno
+ * sends such a body whole, with its Content-Length); `undefined` otherwise.
+ */
+export { atHand as bodyAtHand } from "./_deno_body.ts";
+
+/**
  * Loads Deno's compression (CompressionStream for streams, node:zlib for whole bodies) on
  * first use, so that apps that never compress load none of it.
  */

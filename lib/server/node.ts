@@ -65,7 +65,7 @@ import type {
   ServerAddr,
 } from "./types.ts";
 
-export { fs, isResponse, upgradeWebSocket };
+export { bodyAtHand, fs, isResponse, upgradeWebSocket };
 
 // The close reason and grace time of _node_ws.ts's WebSockets, written here again rather than
 // imported: this module would otherwise load the WebSocket glue, which apps that accept no

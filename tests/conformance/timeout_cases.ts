@@ -31,6 +31,8 @@ export const timeoutCases: Record<string, (env: Env) => Promise<void>> = {
             });
           })),
         get("/fast", () => new Response("fast enough")),
+        get("/large", (ctx) => ctx.json({ text: "x".repeat(150_000) })),
+        get("/large-bytes", () => new Response(new Uint8Array(200_000).fill(97))),
       ]),
     );
     await withServer(env, app, async (base) => {
@@ -43,6 +45,13 @@ export const timeoutCases: Record<string, (env: Env) => Promise<void>> = {
       assert.equal(fast.status, 200);
       assert.equal(fast.headers.get("content-length"), "11");
       assert.equal(fast.body, "fast enough");
+      // a body at hand keeps its Content-Length whatever its size
+      const large = await env.curl(["--http1.1", `${base}/large`]);
+      assert.equal(large.status, 200);
+      assert.equal(large.headers.get("content-length"), String(large.body.length));
+      assert.equal(large.headers.get("transfer-encoding"), null);
+      const bytes = await env.curl(["--http1.1", `${base}/large-bytes`]);
+      assert.equal(bytes.headers.get("content-length"), "200000");
     });
   },
 
