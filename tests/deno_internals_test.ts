@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { get, router, serve } from "../mod.ts";
 import { innerHeaderLive } from "../lib/server/deno.ts";
-import { atHand, atHandLive } from "../lib/server/_deno_compression.ts";
+import { atHand, atHandLive } from "../lib/server/_deno_body.ts";
 import { withDeadline } from "./_deadline.ts";
 
 Deno.test("Deno internals: the Host check reads the header through Deno's inner request", async () => {

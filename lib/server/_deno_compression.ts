@@ -9,8 +9,6 @@ import { atHand } from "./_deno_body.ts";
 
 const FORMAT = { br: "brotli", gzip: "gzip", deflate: "deflate" } as const;
 
-export { atHandLive } from "./_deno_body.ts";
-
 /** Deno's compression. */
 export const compression: RuntimeCompression = {
   codings: HAS_ZSTD ? ["br", "zstd", "gzip", "deflate"] : ["br", "gzip", "deflate"],
