@@ -10,6 +10,7 @@ import type { ContentCoding, RuntimeCompression } from "../server/types.ts";
 import type { Middleware } from "../types.ts";
 import { negotiateEncoding } from "./_accept_encoding.ts";
 import { appendVary, editHeaders } from "./_headers.ts";
+import { endedBody } from "../http/_ended_body.ts";
 import { readAhead, resume } from "./_read_ahead.ts";
 import { concat } from "../http/read_limited.ts";
 import { utf8Length } from "../http/_utf8.ts";
@@ -122,10 +123,12 @@ export function isCompressible(contentType: string): boolean {
  * Compresses response bodies by the request's `Accept-Encoding` (RFC 9110 §12.5.3: q-values,
  * `*`, `identity`; the first of `encodings` wins a tie).
  *
- * 1. Left as they are: HEAD requests, responses without a body, 1xx, 204, 206 and 304,
+ * 1. Left as they are: responses without a body, 1xx, 204, 206 and 304 (but see 4),
  *    responses that already have a `Content-Encoding` (precompressed files of
  *    `staticFiles({ precompressed: true })` keep their priority) or a `Content-Range`,
  *    `Cache-Control: no-transform`, types the filter refuses and bodies below the threshold.
+ *    A HEAD answer gets the head its GET would have (the coding, the weak `ETag`), without a
+ *    `Content-Length`, which only compressing the body would tell.
  * 2. Every other response gets `Vary: Accept-Encoding` (merged with the `Vary` it has), also
  *    when the client accepts no coding.
  * 3. A body at hand (a string, bytes, JSON; up to 256 KiB) is compressed in one call and gets
@@ -133,7 +136,8 @@ export function isCompressible(contentType: string): boolean {
  *    chunk so that server-sent events still arrive one by one, without `Content-Length`.
  * 4. A strong `ETag` becomes weak (`W/"…"`): the compressed bytes differ, but the app's
  *    validator still matches with the weak comparison of `If-None-Match`. A 304 for a request
- *    that named the weak form gets the weak form back. `Accept-Ranges` is removed.
+ *    that named the weak form gets the weak form back, and `Vary: Accept-Encoding` as its 200
+ *    had (so does a 304 whose `Content-Type` the filter accepts). `Accept-Ranges` is removed.
  *
  * Request bodies are never decompressed.
  *
@@ -204,15 +208,17 @@ export function compress(options: CompressOptions = {}): Middleware {
     const accept = ctx.header("accept-encoding");
     const head = ctx.req.method === "HEAD";
     let res = await next();
-    if (res.status === 304) return weakenNotModified(res, ctx.header("if-none-match"));
+    if (res.status === 304) return notModified(res, ctx.header("if-none-match"), filter);
     // (res.body is not read before it is needed: on Deno, reading it turns a body at hand into
     // a stream, which is then sent chunked instead of with its Content-Length)
     if (!eligible(res)) return res;
     res = editHeaders(res, (headers) => appendVary(headers, "Accept-Encoding"));
-    if (head) return res;
     if (runtime === undefined) await load();
     const coding = negotiateEncoding(accept, available);
     if (coding === null) return res;
+    // HEAD: the head the GET would have (RFC 9110 §9.3.2), without its length, which only
+    // compressing the body would tell (§8.6 allows none; _ended_body.ts says why not null)
+    if (head) return encoded(res, coding, endedBody(), null);
     const level = levels[coding];
     const compression = runtime!;
 
@@ -263,9 +269,21 @@ function encoded(
   return new Response(body, { status: res.status, statusText: res.statusText, headers });
 }
 
-function weakenNotModified(res: Response, ifNoneMatch: string | null): Response {
+// A 304 carries the Vary its 200 would have (RFC 9110 §15.4.5): where the client revalidates an
+// encoded representation (its If-None-Match names the weak ETag compress() gave it), or the 304
+// names a compressible type. Its strong ETag is made weak when the client holds the encoded one.
+function notModified(
+  res: Response,
+  ifNoneMatch: string | null,
+  filter: (type: string) => boolean,
+): Response {
   const etag = res.headers.get("etag");
-  if (etag === null || ifNoneMatch === null || !etag.startsWith('"')) return res;
-  if (!ifNoneMatch.includes(`W/${etag}`)) return res;
-  return editHeaders(res, (headers) => headers.set("etag", `W/${etag}`));
+  const encodedHeld = etag !== null && ifNoneMatch !== null && etag.startsWith('"') &&
+    ifNoneMatch.includes(`W/${etag}`);
+  const type = res.headers.get("content-type");
+  if (!encodedHeld && (type === null || !filter(type))) return res;
+  return editHeaders(res, (headers) => {
+    if (encodedHeld) headers.set("etag", `W/${etag}`);
+    appendVary(headers, "Accept-Encoding");
+  });
 }

@@ -9,6 +9,7 @@ import { compose } from "../chain.ts";
 import type { Context } from "../context.ts";
 import type { HttpError } from "../http/http_error.ts";
 import { problem } from "../http/problem.ts";
+import { endedBody } from "../http/_ended_body.ts";
 import { sameOriginPath } from "../http/same_origin_path.ts";
 import type { App, AppHooks, Handler, Middleware, Params, VariablesOf } from "../types.ts";
 import type { PathParams } from "./pattern.ts";
@@ -407,13 +408,14 @@ function isPlain(pattern: string): boolean {
 async function withoutBody(res: Response): Promise<Response> {
   const body = res.body;
   if (body === null) return res;
-  const head = new Response(null, res);
   if (res.headers.has("content-length")) {
     body.cancel().catch(() => {});
-    return head;
+    return new Response(null, res);
   }
   const length = await countBytes(body);
-  if (length !== undefined) head.headers.set("content-length", String(length));
+  if (length === undefined) return new Response(endedBody(), res); // declares no length
+  const head = new Response(null, res);
+  head.headers.set("content-length", String(length));
   return head;
 }
 

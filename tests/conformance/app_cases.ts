@@ -113,7 +113,7 @@ export const appCases: Record<string, Case> = {
     }
   },
 
-  async "HEAD carries the Content-Length of the GET, on HTTP/1.1 and HTTP/2"(env) {
+  async "HEAD carries the Content-Length of the GET, or none, on HTTP/1.1 and HTTP/2"(env) {
     const { get, router } = env.weft;
     const app = router([
       get("/text", () => new Response(BODY)),
@@ -122,6 +122,14 @@ export const appCases: Record<string, Case> = {
         await new Promise((resolve) => setTimeout(resolve, 1));
         return new Response(new TextEncoder().encode(BODY));
       }),
+      // a body of no known length (an event stream): HEAD declares none, not 0
+      get(
+        "/endless",
+        () =>
+          new Response(new ReadableStream({ pull: () => new Promise<void>(() => {}) }), {
+            headers: { "content-type": "text/event-stream" },
+          }),
+      ),
     ]);
     const length = String(new TextEncoder().encode(JSON.stringify({ body: BODY })).byteLength);
     const direct = await app.fetch(new Request("http://localhost/text", { method: "HEAD" }));
@@ -129,7 +137,14 @@ export const appCases: Record<string, Case> = {
     assert.equal(await direct.text(), "");
     await withServer(env, app, async (base) => {
       for (const flags of [["--http1.1"], ["--http2-prior-knowledge"]]) {
-        for (const [path, expected] of [["/text", "405"], ["/json", length], ["/later", "405"]]) {
+        for (
+          const [path, expected] of [
+            ["/text", "405"],
+            ["/json", length],
+            ["/later", "405"],
+            ["/endless", null],
+          ]
+        ) {
           const res = await env.curl([...flags, "-I", base + path]);
           assert.equal(res.status, 200, `${flags[0]} HEAD ${path}`);
           assert.equal(res.headers.get("content-length"), expected, `${flags[0]} HEAD ${path}`);

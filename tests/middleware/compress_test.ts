@@ -85,6 +85,55 @@ Deno.test("compress() merges Vary, makes a strong ETag weak and drops Accept-Ran
   assert.equal(await plain.text(), TEXT);
 });
 
+Deno.test("compress() answers HEAD with the head its GET has, without a Content-Length", async () => {
+  const etag = { etag: '"v1"', "content-type": "text/plain" };
+  const handler = app({}, () => new Response(TEXT, { headers: etag }));
+  const get = await fetchWith(handler, { "accept-encoding": "gzip" });
+  await get.body?.cancel();
+  const head = await fetchWith(handler, { "accept-encoding": "gzip" }, "HEAD");
+  assert.equal(await head.text(), "");
+  for (const name of ["content-encoding", "etag", "vary", "content-type", "accept-ranges"]) {
+    assert.equal(head.headers.get(name), get.headers.get(name), name);
+  }
+  assert.equal(head.headers.get("content-encoding"), "gzip");
+  assert.equal(head.headers.get("content-length"), null);
+  // without a coding the client accepts, HEAD keeps the identity length the GET has
+  const plain = await fetchWith(handler, {}, "HEAD");
+  assert.equal(plain.headers.get("content-encoding"), null);
+  assert.equal(plain.headers.get("content-length"), String(TEXT.length));
+  assert.equal(plain.headers.get("vary"), "Accept-Encoding");
+});
+
+Deno.test("compress() gives a 304 the Vary its 200 had", async () => {
+  // revalidating the encoded representation (the weak ETag compress() gave it)
+  const bare = app({}, () => new Response(null, { status: 304, headers: { etag: '"abc"' } }));
+  const held = await bare.fetch(
+    new Request("http://localhost/", { headers: { "if-none-match": 'W/"abc"' } }),
+  );
+  assert.equal(held.headers.get("vary"), "Accept-Encoding");
+  // a 304 that names a compressible type
+  const typed = app({}, () =>
+    new Response(null, {
+      status: 304,
+      headers: { etag: '"abc"', "content-type": "application/json", vary: "Origin" },
+    }));
+  const named = await typed.fetch(
+    new Request("http://localhost/", { headers: { "if-none-match": '"abc"' } }),
+  );
+  assert.equal(named.headers.get("vary"), "Origin, Accept-Encoding");
+  assert.equal(named.headers.get("etag"), '"abc"');
+  // nothing says the 200 was compressible: left alone
+  const image = app(
+    {},
+    () =>
+      new Response(null, { status: 304, headers: { etag: '"abc"', "content-type": "image/png" } }),
+  );
+  const left = await image.fetch(
+    new Request("http://localhost/", { headers: { "if-none-match": '"abc"' } }),
+  );
+  assert.equal(left.headers.get("vary"), null);
+});
+
 Deno.test("compress() answers a 304 for the weak form with the weak form", async () => {
   const handler = app({}, () => new Response(null, { status: 304, headers: { etag: '"abc"' } }));
   const weak = await handler.fetch(
@@ -98,7 +147,7 @@ Deno.test("compress() answers a 304 for the weak form with the weak form", async
   assert.equal(strong.headers.get("etag"), '"abc"');
 });
 
-Deno.test("compress() leaves small bodies, refused types, no-transform and HEAD alone", async () => {
+Deno.test("compress() leaves small bodies, refused types and no-transform alone", async () => {
   const cases: [string, () => Response, string][] = [
     ["small", () => new Response("tiny"), "GET"],
     ["small JSON", () => Response.json({ a: 1 }), "GET"],
@@ -123,7 +172,6 @@ Deno.test("compress() leaves small bodies, refused types, no-transform and HEAD 
         status: 206,
         headers: { "content-type": "text/plain", "content-range": "bytes 0-1/2" },
       }), "GET"],
-    ["HEAD", () => new Response(TEXT), "HEAD"],
   ];
   for (const [name, response, method] of cases) {
     const res = await fetchWith(app({}, response), { "accept-encoding": "gzip" }, method);
