@@ -11,6 +11,7 @@
 //   others    the text as it is (the first value of a repeated key)
 import { formatPath, type PathKey } from "./json/json_error.ts";
 import { isWeftSchema, schema, type SchemaNode } from "./json/schema.ts";
+import { parseList } from "./middleware/_headers.ts";
 
 const INTEGER = /^-?(?:0|[1-9][0-9]*)$/;
 const NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
@@ -67,7 +68,8 @@ export type PartReader = (
  * Prepares the reader of one request part (`"query"`, `"params"`, `"headers"`) for an object
  * schema: each field is coerced by the rules above and checked by the JSON module's own check,
  * field by field, so that a failure names every failing field, not only the first. With
- * `lists`, an array field splits each text at commas (header lists, RFC 9110 §5.3).
+ * `lists`, an array field splits each text at commas (header lists, RFC 9110 §5.3), leaving
+ * out empty elements (§5.6.1).
  */
 export function partReader(part: string, target: unknown, lists = false): PartReader {
   if (!isWeftSchema(target) || target.kind !== "object") {
@@ -87,7 +89,8 @@ export function partReader(part: string, target: unknown, lists = false): PartRe
     const errors: FieldError[] = [];
     for (const { key, field, split, check } of fields) {
       let texts = source(key);
-      if (split) texts = texts.flatMap((text) => text.split(",").map((member) => member.trim()));
+      // RFC 9110 §5.6.1: empty elements ("1,,2", "1, 2,") are ignored
+      if (split) texts = texts.flatMap(parseList);
       const coerced = coerce(field, texts);
       const result = check(coerced === undefined ? {} : { [key]: coerced });
       if ("issues" in result && result.issues !== undefined) {

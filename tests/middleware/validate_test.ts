@@ -86,6 +86,16 @@ Deno.test("validate() gives the handler typed params, query and headers", async 
   });
 });
 
+Deno.test("validate() ignores empty elements of a header list (RFC 9110 §5.6.1)", async () => {
+  for (const accept of ["text/html,,application/json", " text/html , application/json, ,"]) {
+    const res = await app.fetch(
+      new Request("http://localhost/notes/7?tag=a", { headers: { "x-version": "2", accept } }),
+    );
+    assert.equal(res.status, 200, accept);
+    assert.deepEqual((await res.json()).accept, ["text/html", "application/json"], accept);
+  }
+});
+
 Deno.test("validate() answers 400 listing every failing field of every part", async () => {
   let ran = false;
   const guarded = router([
