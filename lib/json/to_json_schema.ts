@@ -62,14 +62,7 @@ function write(s: SchemaNode): JsonSchemaDocument {
       const out: JsonSchemaDocument = { type: "string" };
       if (s.minLength !== undefined) out.minLength = s.minLength;
       if (s.maxLength !== undefined) out.maxLength = s.maxLength;
-      if (s.pattern !== undefined) {
-        if (/[^uv]/.test(s.pattern.flags)) {
-          throw new TypeError(
-            `Cannot write a JSON Schema: the pattern ${s.pattern} has flags JSON Schema cannot express`,
-          );
-        }
-        out.pattern = s.pattern.source;
-      }
+      if (s.pattern !== undefined) out.pattern = patternOf(s.pattern);
       if (s.format !== undefined) out.format = s.format;
       return out;
     }
@@ -130,4 +123,35 @@ function write(s: SchemaNode): JsonSchemaDocument {
       // each variant's tag is a literal, so a `const`: at most one variant can match
       return { oneOf: s.variants.map(of) };
   }
+}
+
+// JSON Schema reads a pattern as an ECMA-262 regular expression with the `u` flag (2020-12
+// §6.4; Ajv compiles it so). A pattern without `u` or `v` means the same there only when it
+// compiles with `u` and has nothing whose meaning the flag changes: `.`, a negated class, `\S`,
+// `\D`, `\W` and an astral literal match a code point with `u` and a UTF-16 code unit without
+// (`/^.$/` refuses "😀", Ajv accepts it), and `\p{…}`, `\P{…}`, `\u{…}` are escapes with `u`
+// and literal text without. Such a pattern is refused, naming the fix: add the `u` flag.
+function patternOf(pattern: RegExp): string {
+  const { flags, source } = pattern;
+  const fail = (why: string) => {
+    throw new TypeError(`Cannot write a JSON Schema: the pattern ${pattern} ${why}`);
+  };
+  if (/[^uv]/.test(flags)) fail("has flags JSON Schema cannot express");
+  if (flags === "u") return source;
+  try {
+    new RegExp(source, "u"); // a `v` pattern that is valid with `u` means the same there
+  } catch {
+    fail("is not valid with the u flag, which JSON Schema implies; write it for the u flag");
+  }
+  if (flags === "v") return source;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    const next = source[i + 1];
+    const byFlag = c === "\\"
+      ? "SDWpP".includes(next) || (next === "u" && source[i + 2] === "{")
+      : c === "." || (c === "[" && next === "^") || (c >= "\ud800" && c <= "\udfff");
+    if (byFlag) fail("means something else with the u flag, which JSON Schema implies; add it");
+    if (c === "\\") i++; // an escape: its character is not looked at again
+  }
+  return source;
 }

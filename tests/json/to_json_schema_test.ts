@@ -89,6 +89,33 @@ Deno.test("toJsonSchema() writes every kind and constraint", () => {
   assert.throws(() => toJsonSchema({} as never), TypeError);
 });
 
+Deno.test("toJsonSchema() writes a pattern only where JSON Schema's u flag means the same", () => {
+  const ajv = new Ajv2020({ strict: false });
+  const pattern = (p: RegExp) => (toJsonSchema(s.string({ pattern: p })) as { pattern: string });
+  // without u: only what the flag does not change; Ajv agrees with Weft on a code point
+  for (const p of [/^[a-z0-9_-]+$/, /^\d{3}-\d{4}$/, /^a\.b$/, /\\S/, /^\w+@\w+$/]) {
+    const check = ajv.compile(pattern(p));
+    for (const text of ["abc", "555-1234", "a.b", "\\S", "a@b", "😀"]) {
+      assert.equal(
+        check(text),
+        json.decode(JSON.stringify(text), s.string({ pattern: p })).ok,
+        `${p} ${text}`,
+      );
+    }
+  }
+  // with u or v, as written
+  assert.equal(pattern(/^.$/u).pattern, "^.$");
+  assert.equal(pattern(/^\p{L}+$/v).pattern, String.raw`^\p{L}+$`);
+  // v syntax that u does not read (class set operations): Ajv could not compile it
+  assert.throws(() => pattern(/^[\p{L}--[a-z]]$/v), /not valid with the u flag/);
+  // refused, naming the fix, where the flag changes the meaning or the syntax
+  const written = [String.raw`\p{L}`, String.raw`\u{41}`].map((source) => new RegExp(source));
+  for (const p of [/^.$/, /^[^a]$/, /\S/, /\D/, /\W/, ...written, /😀+/]) {
+    assert.throws(() => pattern(p), /add it/, String(p));
+  }
+  assert.throws(() => pattern(/\-x/), /not valid with the u flag/);
+});
+
 // Format samples on which Ajv (ajv-formats, full mode) and Weft disagree by design (listed in
 // docs/json.md with the reasons).
 const BY_DESIGN: Record<string, string[]> = {
