@@ -6,8 +6,8 @@ import type { ProblemDetails, TextValue } from "./types.ts";
 /** The input of a call, untyped (the types of weft/client checked it). */
 export interface CallInput {
   params?: Record<string, TextValue>;
-  query?: Record<string, TextValue | readonly TextValue[] | undefined>;
-  headers?: Record<string, TextValue | readonly TextValue[] | undefined>;
+  query?: Record<string, TextValue | readonly TextValue[] | null | undefined>;
+  headers?: Record<string, TextValue | readonly TextValue[] | null | undefined>;
   json?: unknown;
   body?: BodyInit | null;
   init?: RequestInit;
@@ -22,7 +22,10 @@ export interface AnswerAny {
   response?: Response;
 }
 
-/** Sends one request and reads its answer; never rejects but for a programmer's mistake. */
+/**
+ * Sends one request and reads its answer; never rejects but for a programmer's mistake: a param
+ * that is missing, empty or a dot segment (docs/client.md lists these).
+ */
 export async function call(
   send: (request: Request) => Promise<Response>,
   base: string,
@@ -31,20 +34,29 @@ export async function call(
   path: string,
   input: CallInput = {},
 ): Promise<AnswerAny> {
-  // 1. the request (a missing param or a bad base URL is a mistake: it throws)
-  const headers = new Headers(defaults.headers);
-  for (const [name, value] of new Headers(input.init?.headers)) headers.set(name, value);
-  for (const [name, value] of Object.entries(input.headers ?? {})) {
-    if (value !== undefined) headers.set(name, texts(value).join(", "));
+  // 1. the params: one that cannot fill the pattern is a mistake, and throws
+  const segments = fill(path, input.params ?? {});
+  // 2. the request. Building it throws for values that cannot be sent (a header value that is
+  // not a ByteString, a param with a lone surrogate, a body JSON.stringify refuses, a base URL
+  // that does not parse): like a request that fails, that is a status-0 problem, not a throw.
+  let request: Request;
+  try {
+    const headers = new Headers(defaults.headers);
+    for (const [name, value] of new Headers(input.init?.headers)) headers.set(name, value);
+    for (const [name, value] of Object.entries(input.headers ?? {})) {
+      if (value !== undefined && value !== null) headers.set(name, texts(value).join(", "));
+    }
+    let body = input.body;
+    if (input.json !== undefined) {
+      body = JSON.stringify(input.json);
+      headers.set("content-type", "application/json");
+    }
+    const url = base + encode(segments) + search(input.query ?? {});
+    request = new Request(url, { ...defaults, ...input.init, method, headers, body });
+  } catch (error) {
+    return failure(0, "The request could not be written", error);
   }
-  let body = input.body;
-  if (input.json !== undefined) {
-    body = JSON.stringify(input.json);
-    headers.set("content-type", "application/json");
-  }
-  const url = base + fill(path, input.params ?? {}) + search(input.query ?? {});
-  const request = new Request(url, { ...defaults, ...input.init, method, headers, body });
-  // 2. the answer
+  // 3. the answer
   let response: Response;
   try {
     response = await send(request);
@@ -58,8 +70,10 @@ function texts(value: TextValue | readonly TextValue[]): string[] {
   return (Array.isArray(value) ? value : [value]).map(String);
 }
 
-// "/notes/:id/files/*rest" with { id: 7, rest: "a/b c" } → "/notes/7/files/a/b%20c".
-function fill(pattern: string, params: Record<string, TextValue>): string {
+// "/notes/:id/files/*rest" with { id: 7, rest: "a/b c" } → ["", "notes", ["7"], "files",
+// ["a", "b c"]]: the pattern's own segments, and each param's text (a wildcard's split at its
+// slashes), checked but not yet encoded.
+function fill(pattern: string, params: Record<string, TextValue>): (string | string[])[] {
   return pattern.split("/").map((segment) => {
     const sigil = segment[0];
     if (sigil !== ":" && sigil !== "*") return segment;
@@ -69,18 +83,33 @@ function fill(pattern: string, params: Record<string, TextValue>): string {
       throw new TypeError(`Cannot call "${pattern}": the param "${name}" is missing`);
     }
     const parts = sigil === "*" ? String(value).split("/") : [String(value)];
+    // An empty segment is another path ("/files//raw"), which a sibling route such as
+    // "/files/*path" would answer: it cannot stand for the param.
+    if (sigil === ":" && parts[0] === "") {
+      throw new TypeError(`Cannot call "${pattern}": the param "${name}" is empty`);
+    }
     // A URL resolves "." and ".." segments (and their escapes) away: such a value cannot be sent.
     if (parts.some((part) => part === "." || part === "..")) {
       throw new TypeError(`Cannot call "${pattern}": the param "${name}" is a dot segment`);
     }
-    return parts.map(encodeURIComponent).join("/");
-  }).join("/");
+    return parts;
+  });
 }
 
+// The path of fill()'s segments, each param percent-encoded: "/notes/7/files/a/b%20c". Throws a
+// URIError for text that is not well-formed UTF-16 (a lone surrogate).
+function encode(segments: readonly (string | string[])[]): string {
+  return segments.map((segment) =>
+    typeof segment === "string" ? segment : segment.map(encodeURIComponent).join("/")
+  ).join("/");
+}
+
+// The query string; a field that is undefined or null is left out (text carries no null).
 function search(query: NonNullable<CallInput["query"]>): string {
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(query)) {
-    if (value !== undefined) { for (const text of texts(value)) params.append(key, text); }
+    if (value === undefined || value === null) continue;
+    for (const text of texts(value)) params.append(key, text);
   }
   const text = params.toString();
   return text === "" ? "" : `?${text}`;

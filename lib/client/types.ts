@@ -45,12 +45,33 @@ export type DeclarationOf<H> =
 /** `A` with the fields of `B` in place of its own. */
 export type Override<A, B> = Omit<A, keyof B> & B;
 
+/** The request parts that every `validate()` and `describe()` of a route checks at run time. */
+export type CheckedPart = "params" | "query" | "headers";
+
 /**
- * What a route's middleware list declares, field by field, the innermost winning (as
- * `openapi()` reads it): `params`, `query`, `headers`, `body`, `responses`, `security`…
+ * Two schemas of one part, both checked (a group's and the route's): a value must pass both, so
+ * its type is both types (type only: nothing of this kind exists at run time).
+ */
+export type BothChecks<A, B> = A extends StandardSchemaV1
+  ? B extends StandardSchemaV1 ? StandardSchemaV1<unknown, Infer<A> & Infer<B>> : A
+  : B;
+
+/**
+ * `A` with the fields of `B` in place of its own, but for the checked parts that both declare:
+ * those add up ({@linkcode BothChecks}), as both checks run.
+ */
+export type Combine<A, B> =
+  & Omit<A, keyof B>
+  & Omit<B, Extract<CheckedPart, keyof A & keyof B>>
+  & { readonly [K in Extract<CheckedPart, keyof A & keyof B>]: BothChecks<A[K], B[K]> };
+
+/**
+ * What a route's middleware list declares, as `openapi()` reads it: `body`, `responses`,
+ * `security`… field by field, the innermost winning; `params`, `query` and `headers` adding up,
+ * since every declaration of them checks the request.
  */
 export type Declared<L extends readonly unknown[], Acc = unknown> = L extends
-  readonly [infer H, ...infer Rest] ? Declared<Rest, Override<Acc, DeclarationOf<H>>>
+  readonly [infer H, ...infer Rest] ? Declared<Rest, Combine<Acc, DeclarationOf<H>>>
   : Acc;
 
 /** The value type of a declared part's schema (`undefined` when not declared). */
@@ -60,6 +81,15 @@ export type Part<D, K extends string> = D extends
 
 /** A value of a query field or a header: written as text (arrays: one key each, or a list). */
 export type TextValue = string | number | boolean;
+
+/**
+ * The fields of a declared query or headers as a call takes them: text carries no `null`, so a
+ * field that may be left out may be `null` (the client leaves it out, as it leaves `undefined`
+ * out) and a required one may not (left out, it would be refused as missing).
+ */
+export type TextFields<V> = {
+  [K in keyof V]: undefined extends V[K] ? V[K] : Exclude<V[K], null>;
+};
 
 /** The `params` of a call: the pattern's names, typed by the declared params schema. */
 export type ParamsInput<P extends string, D> = [ParamNames<P>] extends [never]
@@ -76,16 +106,16 @@ export type ParamsOf<N extends string, V> = {
 
 /** The `query` of a call: typed by the declared query schema, or any fields. */
 export type QueryInput<D> = Part<D, "query"> extends infer Q ? undefined extends Q ? {
-      /** Query fields (the route declares none: anything goes). */
-      query?: { readonly [key: string]: TextValue | readonly TextValue[] | undefined };
+      /** Query fields (the route declares none: anything goes; `null` is left out). */
+      query?: { readonly [key: string]: TextValue | readonly TextValue[] | null | undefined };
     }
   : object extends Q ? {
       /** The query, typed by the route's query schema. */
-      query?: Q;
+      query?: TextFields<Q>;
     }
   : {
     /** The query, typed by the route's query schema. */
-    query: Q;
+    query: TextFields<Q>;
   }
   : never;
 
@@ -96,11 +126,11 @@ export type HeadersInput<D> = Part<D, "headers"> extends infer H ? undefined ext
     }
   : object extends H ? {
       /** Headers, typed by the route's headers schema. */
-      headers?: H;
+      headers?: TextFields<H>;
     }
   : {
     /** Headers, typed by the route's headers schema. */
-    headers: H;
+    headers: TextFields<H>;
   }
   : never;
 
@@ -137,14 +167,15 @@ export type ClientArgs<T extends RouteShape> = ClientInput<T> extends infer I
 /**
  * RFC 9457 problem details: what the app answers as `application/problem+json` (a 400 of
  * `validate()` or `describe()` with its `errors`, 401, 404, 405, 413, 415, 500…), or what the
- * client writes itself when no answer could be read (status 0 for a failed request).
+ * client writes itself when no answer could be read (status 0 for a request that failed or could
+ * not be built).
  */
 export interface ProblemDetails {
   /** A URI naming the problem type (`"about:blank"` for the status's own meaning). */
   type: string;
   /** The status's reason phrase, or a short summary. */
   title: string;
-  /** The HTTP status (0: the request failed before any answer). */
+  /** The HTTP status (0: the request failed, or could not be built, before any answer). */
   status: number;
   /** What went wrong with this request. */
   detail?: string;

@@ -83,7 +83,8 @@ export const DESCRIBES: unique symbol = /* @__PURE__ */ Symbol("weft.describes")
  *
  * A `describe()` that declares none of the four checked parts is left out of the chain when
  * the route is built: it costs nothing per request. In a `group()`'s middleware it applies to
- * every route of the group (a route's own `describe()` wins field by field in the document).
+ * every route of the group (a route's own `describe()` wins field by field in the document, but
+ * for `params`, `query` and `headers`, which add up: the group's check and the route's both run).
  *
  * @param description Summary, tags, `deprecated`, the checked parts, response schemas, security.
  * @returns A middleware that checks the declared parts and carries the description.

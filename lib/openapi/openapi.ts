@@ -28,7 +28,8 @@ export interface OpenApiInfo {
   /**
    * Schemas to name in `components.schemas`: a body or response schema that is one of these
    * objects becomes a `$ref` to its name. A schema used by more than one operation and not
-   * named here is named `Schema1`, `Schema2`, … in order of first use.
+   * named here is named `Schema1`, `Schema2`, … in order of first use (a name taken here is
+   * skipped). `Problem` and `ValidationProblem` are the framework's own and cannot be used.
    */
   schemas?: { readonly [name: string]: Schema };
 }
@@ -73,13 +74,24 @@ type Item = Route<any> | Group<any>;
 // deno-lint-ignore no-explicit-any
 type AnyMiddleware = Middleware<any>;
 
+/** The request parts that `validate()` and `describe()` check. */
+type Part = keyof ValidateSchemas;
+const PARTS: readonly Part[] = ["params", "query", "headers"];
+
 /** What a route's middleware (its groups' first) declare. */
 interface Declared {
-  validates: ValidateSchemas;
+  /** Every object schema that checks a part, outermost first: each one runs on the request. */
+  checks: Record<Part, Schema[]>;
   description: Description;
 }
 
 const PROBLEM = "application/problem+json";
+// The framework's own schemas, which its error responses refer to. A user schema may not take
+// their names (the Writer refuses it): renaming these instead (say, to `WeftProblem`) would only
+// move the collision to another name a user may choose, and would change `$ref`s that documents
+// and generated clients written before already use.
+const PROBLEM_NAME = "Problem";
+const VALIDATION_NAME = "ValidationProblem";
 // The statuses the framework answers itself, with the component naming each.
 const ERRORS: Record<string, string> = {
   400: "BadRequest",
@@ -110,12 +122,16 @@ const ERROR_TEXT: Record<string, string> = {
  * 401 where bearer security is declared, 413 and 415 where a body is, and 500. 404 and 405,
  * which answer requests no operation matches, are in `components.responses`. Schemas are JSON
  * Schema 2020-12 from `toJsonSchema`; a schema named in `info.schemas` or used by several
- * operations is written once in `components.schemas`.
+ * operations is written once in `components.schemas`. A part checked by several `validate()` or
+ * `describe()` (a group's and the route's) is documented with all their fields, as all of them
+ * run: a field is required when any of them requires it, and a field two of them check gets
+ * both schemas (`allOf`).
  *
  * @param source A `router()` (not a `chain()` around it), or the routes and groups given to it.
  * @param info The document's title, version, description, servers and named schemas.
  * @returns The document, plain JSON data (`JSON.stringify` it, or `ctx.json()` it).
- * @throws {TypeError} When `source` is neither a router nor a list of routes.
+ * @throws {TypeError} When `source` is neither a router nor a list of routes, or when
+ * `info.schemas` names a schema `Problem` or `ValidationProblem` (the framework's own).
  *
  * @example
  * ```ts
@@ -169,12 +185,16 @@ export function openapi(
   for (const status of Object.keys(ERRORS)) {
     responses[ERRORS[status]] = {
       description: ERROR_TEXT[status],
-      content: { [PROBLEM]: { schema: { $ref: "#/components/schemas/Problem" } } },
+      content: { [PROBLEM]: { schema: { $ref: `#/components/schemas/${PROBLEM_NAME}` } } },
     };
   }
-  responses.BadRequest.content[PROBLEM].schema.$ref = "#/components/schemas/ValidationProblem";
+  responses.BadRequest.content[PROBLEM].schema.$ref = `#/components/schemas/${VALIDATION_NAME}`;
   const components: OpenApiValue = {
-    schemas: { ...writer.components, Problem: PROBLEM_SCHEMA, ValidationProblem: VALIDATION },
+    schemas: {
+      ...writer.components,
+      [PROBLEM_NAME]: PROBLEM_SCHEMA,
+      [VALIDATION_NAME]: VALIDATION,
+    },
     responses,
   };
   if (bearer) components.securitySchemes = { bearerAuth: { type: "http", scheme: "bearer" } };
@@ -193,7 +213,9 @@ export function openapi(
 }
 
 // Groups flattened the way router() flattens them: the full pattern, and what the group
-// middleware and then the route's own declare (the innermost wins).
+// middleware and then the route's own declare. Documentation fields: the innermost wins. The
+// checked parts add up: every validate() and describe() in the chain checks the request, so a
+// group's `query` and a route's `query` both apply.
 function collect(
   items: readonly Item[],
   prefix: string,
@@ -207,15 +229,18 @@ function collect(
     }
     const pattern = prefix !== "" && item.pattern === "/" ? prefix : prefix + item.pattern;
     const own = (item as Route & { [SOURCE]?: readonly AnyMiddleware[] })[SOURCE] ?? [];
-    const declared: Declared = { validates: {}, description: {} };
+    const declared: Declared = { checks: { params: [], query: [], headers: [] }, description: {} };
     for (const layer of [...middleware, ...own]) {
       const validates = (layer as { [VALIDATES]?: ValidateSchemas })[VALIDATES];
-      if (validates !== undefined) Object.assign(declared.validates, validates);
       const description = (layer as { [DESCRIBES]?: Description })[DESCRIBES];
-      if (description === undefined) continue;
-      Object.assign(declared.description, description);
-      for (const part of ["params", "query", "headers"] as const) {
-        if (description[part] !== undefined) declared.validates[part] = description[part];
+      if (description !== undefined) Object.assign(declared.description, description);
+      for (const part of PARTS) {
+        for (const schema of [validates?.[part], description?.[part]]) {
+          // the same validate() in a group and its route checks the same thing twice
+          if (schema !== undefined && !declared.checks[part].includes(schema)) {
+            declared.checks[part].push(schema);
+          }
+        }
       }
     }
     out.push([{ method: item.method, pattern, handler: item.handler }, declared]);
@@ -236,19 +261,35 @@ function isSchema(value: Schema | ResponseDescription): value is Schema {
   return typeof (value as SchemaNode).kind === "string";
 }
 
-/** `/files/:id/*rest` → `/files/{id}/{rest}`. */
+/**
+ * `/files/:id/*rest` → `/files/{id}/{rest}`, read by the router's own parser: only a segment's
+ * leading `:` or `*` is a param, so `/v1/books:batchGet` stays as it is.
+ */
 function template(pattern: string): string {
-  return pattern.replace(/([:*])([A-Za-z_$][\w$]*)/g, "{$2}");
+  return "/" + parsePattern(pattern)
+    .map((segment) => segment.kind === "static" ? segment.value : `{${segment.name}}`)
+    .join("/");
 }
 
 class Writer {
   readonly components: Record<string, JsonSchemaDocument> = {};
   #names = new Map<Schema, string>();
+  // Every name given or generated, so that a generated `Schema1` never takes a given one.
+  #taken = new Set<string>([PROBLEM_NAME, VALIDATION_NAME]);
   #uses = new Map<Schema, number>();
   #next = 1;
 
   constructor(named: { readonly [name: string]: Schema }) {
-    for (const [name, schema] of Object.entries(named)) this.#names.set(schema, name);
+    for (const [name, schema] of Object.entries(named)) {
+      if (name === PROBLEM_NAME || name === VALIDATION_NAME) {
+        throw new TypeError(
+          `Cannot write the OpenAPI document: the schema name "${name}" in info.schemas is the ` +
+            "framework's own (its error responses refer to it); choose another name",
+        );
+      }
+      this.#names.set(schema, name);
+      this.#taken.add(name);
+    }
   }
 
   count(schema: Schema): void {
@@ -259,15 +300,16 @@ class Writer {
   schema(schema: Schema): JsonSchemaDocument {
     let name = this.#names.get(schema);
     if (name === undefined && (this.#uses.get(schema) ?? 0) > 1) {
-      do name = `Schema${this.#next++}`; while (Object.values(this.#names).includes(name));
+      do name = `Schema${this.#next++}`; while (this.#taken.has(name));
       this.#names.set(schema, name);
+      this.#taken.add(name);
     }
     if (name === undefined) return inline(schema);
     this.components[name] ??= inline(schema);
     return { $ref: `#/components/schemas/${name}` };
   }
 
-  operation(pattern: string, { validates, description }: Declared): OpenApiOperation {
+  operation(pattern: string, { checks, description }: Declared): OpenApiOperation {
     const operation: OpenApiOperation = { responses: {} };
     for (const key of ["summary", "description", "operationId", "deprecated"] as const) {
       if (description[key] !== undefined) operation[key] = description[key];
@@ -275,16 +317,15 @@ class Writer {
     if (description.tags !== undefined) operation.tags = [...description.tags];
     // parameters: every path segment, then the query and the headers validate() reads
     const parameters: OpenApiValue[] = [];
-    const params = shapeOf(validates.params);
+    const params = fieldsOf(checks.params);
     for (const segment of parsePattern(pattern)) {
       if (segment.kind === "static") continue;
+      const fields = params.get(segment.name);
       const parameter: OpenApiValue = {
         name: segment.name,
         in: "path",
         required: true,
-        schema: params[segment.name] === undefined
-          ? { type: "string" }
-          : inline(params[segment.name]),
+        schema: fields === undefined ? { type: "string" } : both(fields),
       };
       if (segment.kind === "wildcard") {
         parameter.description = "The rest of the path, slashes included";
@@ -292,14 +333,13 @@ class Writer {
       parameters.push(parameter);
     }
     for (const part of ["query", "headers"] as const) {
-      const shape = shapeOf(validates[part]);
-      for (const name of Object.keys(shape)) {
-        const member = shape[name] as SchemaNode;
+      for (const [name, fields] of fieldsOf(checks[part])) {
         parameters.push({
           name,
           in: part === "query" ? "query" : "header",
-          required: member.kind !== "optional",
-          schema: inline(member),
+          // every check runs: the field may be left out only if each of them lets it
+          required: fields.some((field) => (field as SchemaNode).kind !== "optional"),
+          schema: both(fields),
         });
       }
     }
@@ -323,7 +363,8 @@ class Writer {
       };
     }
     const errors: number[] = [500];
-    if (Object.keys(validates).length > 0 || description.body !== undefined) errors.push(400);
+    const checked = PARTS.some((part) => checks[part].length > 0);
+    if (checked || description.body !== undefined) errors.push(400);
     if (description.security === "bearer") {
       errors.push(401);
       operation.security = [{ bearerAuth: [] }];
@@ -336,10 +377,25 @@ class Writer {
   }
 }
 
-function shapeOf(schema: Schema | undefined): Record<string, Schema> {
-  return schema === undefined
-    ? {}
-    : (schema as SchemaNode & { shape: Record<string, Schema> }).shape;
+// The fields of a part's object schemas, by name in order of first appearance, each with every
+// schema that checks it (one per object schema naming it, the same one once).
+function fieldsOf(schemas: readonly Schema[]): Map<string, Schema[]> {
+  const fields = new Map<string, Schema[]>();
+  for (const schema of schemas) {
+    const shape = (schema as SchemaNode & { shape: Record<string, Schema> }).shape;
+    for (const [name, field] of Object.entries(shape)) {
+      const list = fields.get(name);
+      if (list === undefined) fields.set(name, [field]);
+      else if (!list.includes(field)) list.push(field);
+    }
+  }
+  return fields;
+}
+
+// A field's schema in a parameter: a value must pass every check of it, so two or more are an
+// `allOf`.
+function both(fields: readonly Schema[]): JsonSchemaDocument {
+  return fields.length === 1 ? inline(fields[0]) : { allOf: fields.map(inline) };
 }
 
 // A schema inside the document: the document declares the dialect once (3.1's default is

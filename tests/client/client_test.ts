@@ -1,7 +1,7 @@
 // weft/client at run time, through app.fetch and a recording fetch: how a call is written (the
 // pattern filled and percent-encoded, the query, headers, the JSON body) and how any answer is
 // read without a throw (JSON, problem+json, a broken JSON body, a body that is not JSON, a
-// request that fails).
+// request that fails or cannot be built).
 import assert from "node:assert/strict";
 import { get, post, router, schema } from "../../mod.ts";
 import { describe } from "../../lib/openapi/mod.ts";
@@ -28,6 +28,12 @@ const app = router([
     () => new Response("{not json", { headers: { "content-type": "application/json" } }),
   ),
   get("/text", (ctx) => ctx.text("plain")),
+  get("/files/:id/raw", (ctx) => ctx.text(`raw ${ctx.params.id}`)),
+  get("/files/*path", (ctx) => ctx.text(`wildcard ${ctx.params.path}`)),
+  get("/items", [describe({
+    query: schema.object({ before: schema.optional(schema.nullable(schema.integer())) }),
+    headers: schema.object({ "x-trace": schema.optional(schema.nullable(schema.string())) }),
+  })], (ctx) => ctx.json({ query: ctx.req.url, trace: ctx.header("x-trace") ?? null })),
   get("/thrown", () => {
     throw new Error("boom");
   }),
@@ -104,8 +110,40 @@ Deno.test("client() answers every failure with problem details, never a throw", 
   assert.equal(gone.problem?.detail, "TypeError: connection refused");
 });
 
-Deno.test("client() refuses a call it cannot write: a missing param, a dot segment", async () => {
+Deno.test("client() leaves out a null query field or header, as it leaves out undefined", async () => {
   const api = client<typeof app>("http://localhost", { fetch: app.fetch });
+  const res = await api.get("/items", { query: { before: null }, headers: { "x-trace": null } });
+  assert.deepEqual(res.data, { query: "http://localhost/items", trace: null });
+  const set = await api.get("/items", { query: { before: 3 }, headers: { "x-trace": "t" } });
+  assert.deepEqual(set.data, { query: "http://localhost/items?before=3", trace: "t" });
+});
+
+Deno.test("client() answers a request it cannot build with a status-0 problem, unsent", async () => {
+  const sent: Request[] = [];
+  const api = client<typeof app>("http://localhost", {
+    fetch: (request) => (sent.push(request), app.fetch(request)),
+  });
+  // a header value that is not a ByteString, a param that is not well-formed UTF-16
+  const header = await api.get("/text", { headers: { "x-name": "Zoë 😀" } });
+  const param = await api.get("/files/:id/raw", { params: { id: "a\ud800" } });
+  for (const [res, error] of [[header, /^TypeError: /], [param, /^URIError: /]] as const) {
+    assert.deepEqual([res.ok, res.status, res.problem?.status, res.response], [
+      false,
+      0,
+      0,
+      undefined,
+    ]);
+    assert.equal(res.problem?.title, "The request could not be written");
+    assert.match(res.problem?.detail ?? "", error);
+  }
+  assert.equal(sent.length, 0);
+});
+
+Deno.test("client() refuses a call it cannot write: a missing param, an empty one, a dot segment", async () => {
+  const sent: Request[] = [];
+  const api = client<typeof app>("http://localhost", {
+    fetch: (request) => (sent.push(request), app.fetch(request)),
+  });
   const call = api.get as (path: string, input?: unknown) => Promise<unknown>;
   await assert.rejects(() => call("/echo/:id/*rest", { params: { id: "1" } }), {
     name: "TypeError",
@@ -115,4 +153,10 @@ Deno.test("client() refuses a call it cannot write: a missing param, a dot segme
     name: "TypeError",
     message: /the param "id" is a dot segment/,
   });
+  // "/files//raw" would reach "/files/*path": an empty param names another route
+  await assert.rejects(() => api.get("/files/:id/raw", { params: { id: "" } }), {
+    name: "TypeError",
+    message: `Cannot call "/files/:id/raw": the param "id" is empty`,
+  });
+  assert.equal(sent.length, 0);
 });

@@ -22,6 +22,26 @@ const api = router([
     })], (ctx) => ctx.json({ id: 1, text: ctx.var.body.text }, { status: 201 })),
   ]),
   get("/files/*path", (ctx) => ctx.text(ctx.params.path)),
+  // A group's checks and the route's all run: the input must satisfy both.
+  group("/teams/:team", [validate({
+    params: schema.object({ team: schema.integer() }),
+    query: schema.object({ tenant: schema.string() }),
+  })], [
+    get("/members/:member", [describe({
+      params: schema.object({ member: schema.string() }),
+      query: schema.object({ limit: schema.optional(schema.integer()) }),
+    })], (ctx) => ctx.json(ctx.var.query)),
+  ]),
+  get("/items", [describe({
+    query: schema.object({
+      before: schema.optional(schema.nullable(schema.integer())),
+      after: schema.nullable(schema.integer()),
+    }),
+    headers: schema.object({
+      "x-trace": schema.optional(schema.nullable(schema.string())),
+      "x-tenant": schema.nullable(schema.string()),
+    }),
+  })], (ctx) => ctx.json(ctx.var.query)),
 ]);
 const app = chain([logger()], api);
 
@@ -54,6 +74,16 @@ export async function typeCases(): Promise<void> {
     void status;
   }
 
+  await c.get("/teams/:team/members/:member", {
+    params: { team: 1, member: "m" },
+    query: { tenant: "acme", limit: 2 },
+  });
+  // A null query field or header that may be left out is left out.
+  await c.get("/items", {
+    query: { before: null, after: 1 },
+    headers: { "x-trace": null, "x-tenant": "acme" },
+  });
+
   // A path the app has no route for.
   // @ts-expect-error "/nope" is not a GET route of the app
   await c.get("/nope", {});
@@ -85,6 +115,20 @@ export async function typeCases(): Promise<void> {
   await c.post("/boards/:board/notes", { params: { board: 1 }, headers });
   // @ts-expect-error the declared header is required
   await c.post("/boards/:board/notes", { params: { board: 1 }, json: { text: "x" } });
+
+  // A group's query and params, when the route declares its own.
+  // @ts-expect-error the group's validate() requires tenant
+  await c.get("/teams/:team/members/:member", { params: { team: 1, member: "m" }, query: {} });
+  await c.get("/teams/:team/members/:member", {
+    // @ts-expect-error the group's validate() makes team an integer
+    params: { team: "one", member: "m" },
+    query: { tenant: "acme" },
+  });
+  // A required field cannot be null: text carries no null, and left out the field is missing.
+  // @ts-expect-error after is required
+  await c.get("/items", { query: { after: null }, headers: { "x-tenant": "acme" } });
+  // @ts-expect-error x-tenant is required
+  await c.get("/items", { query: { after: 1 }, headers: { "x-tenant": null } });
 
   // Answers: data is typed per status, and only after narrowing.
   // @ts-expect-error data may be a problem's (undefined) until narrowed

@@ -5,4 +5,4 @@ import { typeCases } from "./type_cases.ts";
 import { typeCaseTests } from "../_type_cases.ts";
 
 Deno.test("type_cases.ts exports its cases", () => assert.equal(typeof typeCases, "function"));
-typeCaseTests(new URL("./type_cases.ts", import.meta.url), 15);
+typeCaseTests(new URL("./type_cases.ts", import.meta.url), 19);

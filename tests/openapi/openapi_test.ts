@@ -128,6 +128,80 @@ Deno.test("openapi() reads the routes list as well as the router, and names sche
   });
 });
 
+Deno.test("openapi() gives generated names only to free ones, and refuses the framework's names", async () => {
+  const Named = schema.object({ a: schema.string() });
+  const Reused = schema.object({ b: schema.integer() });
+  const routes = [
+    get("/x", [describe({ responses: { 200: Named } })], (ctx) => ctx.json({ a: "" })),
+    get("/y", [describe({ responses: { 200: Reused } })], (ctx) => ctx.json({ b: 1 })),
+    get("/z", [describe({ responses: { 200: Reused } })], (ctx) => ctx.json({ b: 1 })),
+  ];
+  const doc = openapi(routes, { title: "t", version: "1", schemas: { Schema1: Named } });
+  const ref = (path: string) => doc.paths[path].get.responses["200"].content["application/json"];
+  assert.deepEqual(ref("/x").schema, { $ref: "#/components/schemas/Schema1" });
+  assert.deepEqual(ref("/y").schema, { $ref: "#/components/schemas/Schema2" });
+  assert.equal(doc.components.schemas.Schema1.properties.a.type, "string");
+  assert.equal(doc.components.schemas.Schema2.properties.b.type, "integer");
+  await check(doc);
+  for (const name of ["Problem", "ValidationProblem"]) {
+    assert.throws(
+      () => openapi(routes, { title: "t", version: "1", schemas: { [name]: Named } }),
+      { name: "TypeError", message: new RegExp(`"${name}" .*choose another name`) },
+    );
+  }
+});
+
+Deno.test("openapi() documents every check of a part, the group's and the route's, as they all run", async () => {
+  const limit = schema.optional(schema.integer({ maximum: 50 }));
+  const app = router([
+    group("/boards/:board", [validate({
+      params: schema.object({ board: schema.integer() }),
+      query: schema.object({ tenant: schema.string() }),
+    })], [
+      get("/notes", [
+        validate({ query: schema.object({ limit: schema.optional(schema.integer()) }) }),
+        describe({ query: schema.object({ limit }) }),
+      ], (ctx) => ctx.json(ctx.var.query)),
+    ]),
+  ]);
+  const doc = openapi(app, { title: "t", version: "1" });
+  const [board, tenant, limits] = doc.paths["/boards/{board}/notes"].get.parameters!;
+  assert.equal(board.schema.type, "integer"); // the group's params, not a string
+  assert.deepEqual([tenant.in, tenant.name, tenant.required], ["query", "tenant", true]);
+  assert.deepEqual([limits.name, limits.required], ["limit", false]);
+  assert.deepEqual(limits.schema.allOf.map((s: { maximum: number }) => s.maximum), [
+    Number.MAX_SAFE_INTEGER,
+    50,
+  ]);
+  await check(doc);
+  // what the document says is what the app runs
+  const status = async (path: string) => (await app.fetch(new Request(`http://x${path}`))).status;
+  assert.equal(await status("/boards/7/notes?limit=1"), 400); // no tenant
+  assert.equal(await status("/boards/7/notes?tenant=t&limit=60"), 400); // over the route's 50
+  assert.equal(await status("/boards/x/notes?tenant=t"), 400);
+  assert.equal(await status("/boards/7/notes?tenant=t&limit=5"), 200);
+});
+
+Deno.test("openapi() turns only a segment's leading : or * into a template", async () => {
+  const app = router([
+    post("/v1/books:batchGet", (ctx) => ctx.text("ok")),
+    get("/v1/:shelf/books:count/*rest", (ctx) => ctx.text("ok")),
+  ]);
+  const doc = openapi(app, { title: "t", version: "1" });
+  assert.deepEqual(Object.keys(doc.paths), [
+    "/v1/books:batchGet",
+    "/v1/{shelf}/books:count/{rest}",
+  ]);
+  assert.equal(doc.paths["/v1/books:batchGet"].post.parameters, undefined);
+  assert.deepEqual(
+    doc.paths["/v1/{shelf}/books:count/{rest}"].get.parameters!.map((p) => p.name),
+    ["shelf", "rest"],
+  );
+  await check(doc);
+  const res = await app.fetch(new Request("http://x/v1/books:batchGet", { method: "POST" }));
+  assert.equal(res.status, 200);
+});
+
 Deno.test("openapi() refuses a chain around the router, naming what to pass", () => {
   assert.throws(
     () => openapi(chain([], app), { title: "x", version: "1" }),
