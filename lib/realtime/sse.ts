@@ -59,7 +59,10 @@ export interface SseOptions {
 
 /** The event stream as the handler of {@linkcode sse} sees it. */
 export interface SseStream {
-  /** The `Last-Event-ID` the client sent when reconnecting; `""` on a first connection. */
+  /**
+   * The `Last-Event-ID` the client sent when reconnecting (decoded as UTF-8, as `EventSource`
+   * sends it, so it equals the `id` sent); `""` on a first connection.
+   */
   readonly lastEventId: string;
   /**
    * Aborts when the stream ends: the client went away, `close()` was called, the `signal`
@@ -107,6 +110,30 @@ const DEFAULT_HEARTBEAT_MS = 15_000;
 const DEFAULT_HIGH_WATER_MARK = 1_048_576;
 
 const encoder = /* @__PURE__ */ new TextEncoder();
+const utf8 = /* @__PURE__ */ new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+// The Last-Event-ID as the id was sent. An id goes out as UTF-8 and EventSource sends it back
+// as UTF-8, but both runtimes give header bytes as Latin-1 characters, one per byte: "café-1"
+// would read "cafÃ©-1". Such a value is turned back into its bytes and decoded; one that is not
+// UTF-8 (or that has a character over 0xFF, from a caller that built the request itself) stays
+// as it is.
+function lastEventId(header: string | null): string {
+  if (header === null) return "";
+  let ascii = true;
+  for (let i = 0; i < header.length; i++) {
+    const code = header.charCodeAt(i);
+    if (code > 0xff) return header;
+    if (code > 0x7f) ascii = false;
+  }
+  if (ascii) return header;
+  const bytes = new Uint8Array(header.length);
+  for (let i = 0; i < header.length; i++) bytes[i] = header.charCodeAt(i);
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    return header;
+  }
+}
 
 // Sent as the first bytes: the head goes out with them (some servers hold it until the body
 // starts), and the client's `open` fires at once.
@@ -182,8 +209,10 @@ function check(options: SseOptions): {
  * - **Shutdown**: `shutdown()` of the server the request came through (`serve()`, both
  *   runtimes) ends every open stream, and the signal aborts with kind `"server"`: the comment
  *   `: server shutting down` goes out and the response ends, or, for a client that is behind
- *   (events wait in the queue), the response is cut as by the `"disconnect"` policy. So
- *   shutdown never waits for event-stream clients; a browser reconnects with `Last-Event-ID`.
+ *   (events wait in the queue), the response is cut as by the `"disconnect"` policy. A stream
+ *   whose body has not started (a request that reaches `sse()` during the shutdown) is not
+ *   behind: it ends with the comment. So shutdown never waits for event-stream clients; a
+ *   browser reconnects with `Last-Event-ID`.
  * - **Headers**: `Content-Type: text/event-stream`, `Cache-Control: no-cache, no-transform`
  *   (no-transform tells a compressor or proxy not to hold the body back: a compressing
  *   middleware leaves such responses alone or flushes after every chunk) and
@@ -230,7 +259,7 @@ export function sse(
   }
   const { heartbeat, highWaterMark, overflow, retry } = check(options);
   const stream = new EventStream(
-    ctx.header("last-event-id") ?? "",
+    lastEventId(ctx.header("last-event-id")),
     highWaterMark,
     overflow,
   );
@@ -244,11 +273,13 @@ export function sse(
   // The registry of the server the request came through (lib/server/types.ts), if any.
   const server = (ctx.info as { [SHUTDOWN]?: ShutdownRegistry } | undefined)?.[SHUTDOWN];
   // A client that is behind (events wait in the queue) is cut, not waited for: one that stopped
-  // reading would hold the shutdown (on Node) until it leaves.
+  // reading would hold the shutdown (on Node) until it leaves. The opening alone is not being
+  // behind: it waits until the runtime starts the body, which a request that reaches sse()
+  // during the shutdown, or whose response a middleware still holds, has not done yet.
   const onShutdown = () =>
     stream.end(
       new SseClosed("server", "The server is shutting down"),
-      stream.bufferedAmount > 0,
+      stream.behind,
       SHUTDOWN_COMMENT,
     );
   if (shutdown?.aborted || server?.closing) onShutdown();
@@ -290,6 +321,9 @@ class EventStream implements SseStream {
   #overflow: SseOverflow;
   #dropped = 0;
   #ended = false;
+  // Bytes enqueued, and those of the opening chunk: nothing was read while they match.
+  #enqueued = 0;
+  #opening = 0;
   #resolveClosed!: () => void;
 
   constructor(
@@ -307,7 +341,9 @@ class EventStream implements SseStream {
     return new ReadableStream<Uint8Array>({
       start: (controller) => {
         this.#controller = controller;
-        controller.enqueue(encoder.encode(first));
+        const bytes = encoder.encode(first);
+        this.#enqueued = this.#opening = bytes.byteLength;
+        controller.enqueue(bytes);
       },
       cancel: () => this.end(new SseClosed("client", "The client went away"), true),
     }, {
@@ -330,6 +366,13 @@ class EventStream implements SseStream {
 
   get bufferedAmount(): number {
     return this.#ended ? 0 : this.#highWaterMark - (this.#controller.desiredSize ?? 0);
+  }
+
+  // Whether more than the opening waits for the client: events, or anything once the opening
+  // was taken (a client that stopped reading).
+  get behind(): boolean {
+    const waiting = this.bufferedAmount;
+    return waiting > (waiting === this.#enqueued ? this.#opening : 0);
   }
 
   send(event: SseEvent | string): boolean {
@@ -372,6 +415,7 @@ class EventStream implements SseStream {
       );
       return false;
     }
+    this.#enqueued += bytes.byteLength;
     this.#controller.enqueue(bytes);
     return true;
   }

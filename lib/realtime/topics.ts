@@ -14,11 +14,14 @@
  *    subscriber in the order of the `publish()` calls. Messages of different publishers, or of
  *    different topics, are not ordered with respect to each other.
  * 3. **No buffering in topics.** Handlers run synchronously as a message arrives; a handler
- *    that throws is reported (`onError`) and the others still run. A slow subscriber is the
- *    connection's business: an attached SSE stream queues up to its `highWaterMark` and then
- *    applies its overflow policy (disconnect by default, or drop); an attached WebSocket gets
- *    the message while its `bufferedAmount` stays within the `highWaterMark` of `attach()`,
- *    and past it the same policy applies (close with 1013 by default, or drop).
+ *    that throws is reported (`onError`) and the others still run. A message published (or
+ *    arriving) while another is being delivered waits until that one has reached every
+ *    handler, so a handler that publishes never gets ahead of the message it answers. A slow
+ *    subscriber is the connection's business: an attached SSE stream queues up to its
+ *    `highWaterMark` and then applies its overflow policy (disconnect by default, or drop); an
+ *    attached WebSocket gets the message while its `bufferedAmount` stays within the
+ *    `highWaterMark` of `attach()`, and past it the same policy applies (close with 1013 by
+ *    default, or drop).
  *
  * @module
  */
@@ -306,7 +309,48 @@ export function createTopics(options: TopicsOptions = {}): Topics {
     }
   }
 
+  // Messages that arrive while a delivery runs (a handler that publishes, or a transport that
+  // echoes within publish()), topic and message by turns, delivered in arrival order once it
+  // ends. Delivered at once, nested, such a message would reach the subscribers after the
+  // handler before the message being delivered (order per publisher, rule 2).
+  const pending: string[] = [];
+  let delivering = false;
+  const MAX_PENDING = 65_536;
+
   function deliver(topic: string, message: string): void {
+    if (delivering) {
+      // A handler that publishes for every message it gets would queue for ever: past the
+      // bound, a message is refused and reported, as the stack overflow of a nested delivery
+      // was before.
+      if (pending.length >= MAX_PENDING * 2) {
+        report(
+          new RangeError(
+            `Cannot deliver to ${
+              label(topic)
+            }: ${MAX_PENDING} messages were published while one was delivered (does a handler publish for every message it gets?)`,
+          ),
+          topic,
+        );
+        return;
+      }
+      pending.push(topic, message);
+      return;
+    }
+    // No try/finally (it costs the common path): deliverNow() catches what handlers throw.
+    delivering = true;
+    deliverNow(topic, message);
+    if (pending.length !== 0) {
+      // pending grows while it is walked: what a queued message makes its handlers publish
+      // comes after everything queued before it.
+      for (let i = 0; i < pending.length; i += 2) {
+        deliverNow(pending[i], pending[i + 1]);
+      }
+      pending.length = 0;
+    }
+    delivering = false;
+  }
+
+  function deliverNow(topic: string, message: string): void {
     const subscribed = handlers.get(topic);
     if (subscribed === undefined) return;
     // An array made once per change of the subscribers, not once per message: a handler may
@@ -316,15 +360,19 @@ export function createTopics(options: TopicsOptions = {}): Topics {
       try {
         handler(message, topic);
       } catch (error) {
-        try {
-          onError(error, topic);
-        } catch {
-          // a failing reporter must not stop the other handlers
-        }
+        report(error, topic);
       }
     }
   }
   transport.deliver = deliver;
+
+  function report(error: unknown, topic: string): void {
+    try {
+      onError(error, topic);
+    } catch {
+      // a failing reporter must not stop the other handlers
+    }
+  }
 
   function subscribe(topic: string, handler: TopicHandler): Unsubscribe {
     checkTopic(`subscribe to ${label(topic)}`, topic);
@@ -376,8 +424,11 @@ export function createTopics(options: TopicsOptions = {}): Topics {
       } catch (error) {
         return Promise.reject(error);
       }
+      // Handed to the transport first: a handler that publishes during the local delivery
+      // must not get its message to the other hubs before this one.
+      const sent = transport.publish(topic, message);
       if (!transport.echoes) deliver(topic, message);
-      return transport.publish(topic, message);
+      return sent;
     },
     subscribe,
     attach(target, topics, attachOptions = {}) {

@@ -38,6 +38,28 @@ Deno.test("redisTransport() carries topics between hubs, in order per publisher"
     assert.deepEqual(atA.filter((m) => m !== "probe"), sent);
     assert.deepEqual(atB.filter((m) => m !== "probe"), sent);
     assert.ok(!atB.some((m) => m.startsWith("other:")));
+    // A subscriber of a that answers on the same topic: its answer comes after the question,
+    // at a's other subscriber and at b (every message comes back through Redis).
+    const roomA: string[] = [];
+    const roomB: string[] = [];
+    a.subscribe("room", (message) => {
+      if (message.startsWith("question")) void a.publish("room", `answer to ${message}`);
+    });
+    a.subscribe("room", (message) => roomA.push(message));
+    b.subscribe("room", (message) => roomB.push(message));
+    await Promise.all([a.ready("room"), b.ready("room")]);
+    for (const question of ["question 1", "question 2"]) {
+      // One at a time: the answer is published when the question comes back, which may be
+      // after a next question was published.
+      await a.publish("room", question);
+      await eventually(
+        "the answer at both hubs",
+        () => roomA.includes(`answer to ${question}`) && roomB.includes(`answer to ${question}`),
+      );
+    }
+    const expected = ["question 1", "answer to question 1", "question 2", "answer to question 2"];
+    assert.deepEqual(roomA, expected);
+    assert.deepEqual(roomB, expected);
   } finally {
     await withDeadline(
       Promise.all([a.close(), b.close()]),

@@ -3,10 +3,12 @@ import {
   broadcastChannelTransport,
   createTopics,
   get,
+  inProcessTransport,
   router,
   sse,
   type SseStream,
   TopicsUnavailableError,
+  type TopicTransport,
   type WebSocketConnection,
 } from "../../mod.ts";
 import { eventually, withDeadline } from "../_deadline.ts";
@@ -65,6 +67,104 @@ Deno.test("a throwing subscriber is reported and the others still receive", asyn
   assert.deepEqual(seen, ["still delivered"]);
   assert.equal((errors[0][0] as Error).message, "gone");
   assert.equal(errors[0][1], "t");
+});
+
+Deno.test("a subscriber that publishes for every message it gets is stopped and reported, not a hang", async () => {
+  const errors: unknown[] = [];
+  const topics = createTopics({ onError: (error) => errors.push(error) });
+  let received = 0;
+  topics.subscribe("echo", (message) => {
+    received++;
+    void topics.publish("echo", message).catch(() => {});
+  });
+  await withDeadline(topics.publish("echo", "again"), 20_000, "the publish to return");
+  assert.equal(received, 65_537); // the first, then the bound's worth of republished ones
+  assert.ok(errors.length > 0);
+  assert.match(String(errors[0]), /65536 messages were published while one was delivered/);
+});
+
+// A transport that hands each message back from within publish(), as a custom one may.
+function echoingTransport(): TopicTransport {
+  const transport: TopicTransport = {
+    echoes: true,
+    deliver: () => {},
+    publish(topic, message) {
+      transport.deliver(topic, message);
+      return Promise.resolve();
+    },
+    listen() {},
+    unlisten() {},
+    close: () => Promise.resolve(),
+  };
+  return transport;
+}
+
+Deno.test("a message a subscriber publishes while another is delivered comes after it, for every subscriber", async () => {
+  const channel = `weft-test-${crypto.randomUUID()}`;
+  const transports: [string, () => TopicTransport][] = [
+    ["in process", inProcessTransport],
+    ["BroadcastChannel", () => broadcastChannelTransport(channel)],
+    ["echoing within publish()", echoingTransport],
+  ];
+  for (const [name, transport] of transports) {
+    const errors: unknown[] = [];
+    const topics = createTopics({
+      transport: transport(),
+      onError: (error) => errors.push(error),
+    });
+    // Another hub of the channel, for the BroadcastChannel case.
+    const remote = name === "BroadcastChannel"
+      ? createTopics({ transport: broadcastChannelTransport(channel) })
+      : undefined;
+    try {
+      const atA: string[] = [];
+      const atB: string[] = [];
+      const atRemote: string[] = [];
+      remote?.subscribe("room", (message) => atRemote.push(message));
+      const answered: Promise<boolean>[] = [];
+      // A answers every question on the same topic, twice; its answers reach B only after the
+      // question, and publish() settles once they have.
+      topics.subscribe("room", (message) => {
+        atA.push(message);
+        if (!message.startsWith("question")) return;
+        for (const answer of [`answer to ${message}`, `again: answer to ${message}`]) {
+          answered.push(topics.publish("room", answer).then(() => atB.includes(answer)));
+        }
+      });
+      // A subscriber that throws: reported, and the queued messages still go out.
+      topics.subscribe("room", () => {
+        throw new Error("broken subscriber");
+      });
+      // B thanks for the first answer: queued behind what was queued before it.
+      topics.subscribe("room", (message) => {
+        atB.push(message);
+        if (message === "answer to question 1") void topics.publish("room", "thanks");
+      });
+      await topics.publish("room", "question 1");
+      await topics.publish("room", "question 2");
+      const expected = [
+        "question 1",
+        "answer to question 1",
+        "again: answer to question 1",
+        "thanks",
+        "question 2",
+        "answer to question 2",
+        "again: answer to question 2",
+      ];
+      assert.deepEqual(atA, expected, name);
+      assert.deepEqual(atB, expected, name);
+      assert.deepEqual(await Promise.all(answered), [true, true, true, true], name);
+      assert.equal(errors.length, expected.length, name);
+      assert.equal((errors[0] as Error).message, "broken subscriber", name);
+      if (remote !== undefined) {
+        await eventually("the messages at the other hub", () => atRemote.length === 7);
+        assert.deepEqual(atRemote, expected, name);
+      }
+    } finally {
+      await topics.close();
+      await remote?.close();
+    }
+  }
 });
 
 Deno.test("attach() feeds an SSE stream and ends its subscriptions when the stream ends", async () => {
