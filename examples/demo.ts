@@ -187,7 +187,15 @@ export function createDemo(options: DemoOptions) {
     ),
     get("/hello/:name", (ctx) => ctx.json({ hello: ctx.params.name })),
     get("/users/:id", (ctx) => ctx.json({ id: ctx.params.id, name: `User ${ctx.params.id}` })),
-    post("/echo", async (ctx) => new Response(await ctx.body(), { status: 200 })),
+    // The bytes go back as bytes: without a Content-Type (and nosniff) a browser would sniff
+    // them, and a cross-site form posting markup here would run script on this origin.
+    post("/echo", async (ctx) =>
+      new Response(await ctx.body(), {
+        headers: {
+          "content-type": "application/octet-stream",
+          "x-content-type-options": "nosniff",
+        },
+      })),
     get(
       "/openapi.json",
       // Written out, the return type keeps the router's own type from depending on itself.

@@ -13,6 +13,14 @@ Deno.test("the demo app answers its routes", async () => {
   assert.match(await home.text(), /Weft demo/);
   const hello = await app.fetch(new Request("http://localhost/hello/you"));
   assert.deepEqual(await hello.json(), { hello: "you" });
+  // the echo answers bytes as bytes: markup posted by a cross-site form is not a page
+  const markup = "<script>alert(document.domain)</script>";
+  const echo = await app.fetch(
+    new Request("http://localhost/echo", { method: "POST", body: markup }),
+  );
+  assert.equal(echo.headers.get("content-type"), "application/octet-stream");
+  assert.equal(echo.headers.get("x-content-type-options"), "nosniff");
+  assert.equal(await echo.text(), markup);
 });
 
 const TOKEN = { authorization: "Bearer demo-token" };
