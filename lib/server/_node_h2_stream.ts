@@ -27,17 +27,26 @@ export function serveStream(
   headers: http2.IncomingHttpHeaders,
   raw: string[],
 ): void {
+  // node:http2 emits 'stream' a tick after the HEADERS frame: a client that reset the stream in
+  // the same packet has destroyed it by now (and the first stream waited for this module too).
+  // Its close and end have fired, so its body would never end, and respond() would throw.
+  if (stream.destroyed || stream.closed) return;
   count(stream);
   const writer = new StreamWriter(stream);
   const method = headers[":method"] ?? "GET";
   // RFC 9110 §10.1.1, as node:http2's compatibility layer answers Expect.
   const expect = headers.expect;
   if (expect !== undefined) {
-    if (expect.toLowerCase() !== "100-continue") {
-      stream.respond({ ":status": 417 }, { endStream: true });
+    try {
+      if (expect.toLowerCase() !== "100-continue") {
+        stream.respond({ ":status": 417 }, { endStream: true });
+        return;
+      }
+      stream.additionalHeaders({ ":status": 100 });
+    } catch {
+      stream.destroy(); // reset meanwhile: nothing can be written to it
       return;
     }
-    stream.additionalHeaders({ ":status": 100 });
   }
   const { checked, send, settle } = serving;
   const done = (response: Response) => send(response, writer, method, false);

@@ -410,8 +410,14 @@ export function sniff(
       socket.off("close", forget);
       socket.pause();
       socket.unshift(seen);
-      // Http2Session feeds what is buffered on the socket to nghttp2 before reading more.
-      if (h2) h2c.emit("connection", socket);
+      // Http2Session feeds what is buffered on the socket to nghttp2 before reading more. The
+      // socket was accepted by node:http, which keeps it half open when the client ends its
+      // side; node:http2 counts on the socket closing then, or it would never learn that the
+      // client left (a stream open for ever, the socket in CLOSE-WAIT, shutdown() held).
+      if (h2) {
+        socket.allowHalfOpen = false;
+        h2c.emit("connection", socket);
+      }
       else {
         // node:http's parser takes the socket over (reading natively from then on) after this
         // read callback has returned: taken over inside it, the parser's pause() for
