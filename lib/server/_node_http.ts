@@ -96,28 +96,36 @@ class NodeConnInfo implements ConnInfo {
   }
 }
 
-// The first Host field, as `incoming.headers.host` would give it, from the raw list, so that
-// node:http never builds its header object for a request that does not read it.
-function hostOf(raw: readonly string[]): string | undefined {
+// The Host field from the raw list, so that node:http never builds its header object for a
+// request that does not read it; null when there are several (RFC 9112 §3.2: a 400).
+function hostOf(raw: readonly string[]): string | undefined | null {
+  let host: string | undefined;
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i];
     if (name === "Host" || (name.length === 4 && name.toLowerCase() === "host")) {
-      return raw[i + 1];
+      if (host !== undefined) return null;
+      host = raw[i + 1];
     }
   }
-  return undefined;
+  return host;
 }
 
-// The absolute URL of a request target; undefined when the target or the Host is malformed.
-function urlOf(target: string, host: string | undefined, state: ServerState): string | undefined {
+// The absolute URL of a request target; undefined when the target or the Host is malformed,
+// or Host is given twice (RFC 9112 §3.2: a 400, whatever the form of the target).
+function urlOf(
+  target: string,
+  host: string | undefined | null,
+  state: ServerState,
+): string | undefined {
+  if (host === null) return undefined;
+  if (host !== undefined && host !== "" && host !== state.host) {
+    if (!HOST.test(host)) return undefined;
+    state.host = host;
+  }
   if (target.charCodeAt(0) !== 47 /* / */) {
     return /^https?:\/\//i.test(target) ? target : undefined; // absolute-form (RFC 9112 §3.2.2)
   }
   if (host === undefined || host === "") return `${state.scheme}://${state.fallbackHost}${target}`;
-  if (host !== state.host) {
-    if (!HOST.test(host)) return undefined;
-    state.host = host;
-  }
   return `${state.scheme}://${host}${target}`;
 }
 
@@ -152,7 +160,7 @@ function respondError(state: ServerState, error: unknown): Response | Promise<Re
 export function handle(
   state: ServerState,
   head: RequestHead,
-  host: string | undefined,
+  host: string | undefined | null,
   input: BodySource | null,
   closer: Closable,
   info: ConnInfo,

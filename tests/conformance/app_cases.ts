@@ -303,6 +303,17 @@ export const appCases: Record<string, Case> = {
         assert.match(head, /^HTTP\/1\.1 400 /, `Host: ${host}`);
         assert.ok(!head.includes("private"), `Host: ${host}`);
       }
+      // RFC 9112 §3.2: two Host lines, or an invalid Host beside an absolute-form target, are a
+      // 400 too
+      for (
+        const request of [
+          "GET /page HTTP/1.1\r\nHost: example.com\r\nHost: evil.example\r\n",
+          "GET http://example.com/page HTTP/1.1\r\nHost: a/b@evil.example\r\n",
+        ]
+      ) {
+        const head = await rawRequest(env, port, `${request}Connection: close\r\n\r\n`);
+        assert.match(head, /^HTTP\/1\.1 400 /, request);
+      }
       const ok = await rawRequest(
         env,
         port,
