@@ -324,7 +324,14 @@ function ignore(): void {}
 // Upgrades are answered by _node_upgrade.ts, loaded on the first one: apps that never see an
 // Upgrade header do not load it, and bundlers that split code keep it out of the entry chunk.
 // What it uses of the eager modules is handed over, not imported (see _node_h2.ts).
-const UPGRADING: Upgrading<ServerState> = { dispatch, send, settle, writing };
+const UPGRADING: Upgrading<ServerState> = {
+  dispatch,
+  send,
+  settle,
+  writing,
+  refuseBody: () =>
+    problem({ status: 400, detail: "A request with Upgrade cannot carry a body here" }),
+};
 let upgrades: typeof import("./_node_upgrade.ts") | undefined;
 let loadingUpgrades: Promise<typeof import("./_node_upgrade.ts")> | undefined;
 
@@ -425,8 +432,7 @@ export function sniff(
       if (h2) {
         socket.allowHalfOpen = false;
         h2c.emit("connection", socket);
-      }
-      else {
+      } else {
         // node:http's parser takes the socket over (reading natively from then on) after this
         // read callback has returned: taken over inside it, the parser's pause() for
         // backpressure would no longer stop the socket.

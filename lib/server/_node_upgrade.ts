@@ -41,6 +41,8 @@ export interface Upgrading<S extends SocketRegistry> {
   ) => void;
   /** The response node:http is writing on a socket, if any. */
   readonly writing: (socket: Socket | null) => http.ServerResponse | null | undefined;
+  /** The 400 of an upgrade request that carries a body. */
+  readonly refuseBody: () => Response;
 }
 
 type Handshake = typeof import("./_node_ws_handshake.ts").handshake;
@@ -76,7 +78,7 @@ function acceptWebSocket(upgrade: Upgrade, response: Response): boolean {
 /** Runs the app for an upgrade request of a server of `state` and answers it. */
 export function onUpgrade<S extends SocketRegistry>(
   state: S,
-  { dispatch, send, settle, writing }: Upgrading<S>,
+  { dispatch, refuseBody, send, settle, writing }: Upgrading<S>,
   incoming: http.IncomingMessage,
   socket: Socket,
   head: Buffer,
@@ -85,9 +87,13 @@ export function onUpgrade<S extends SocketRegistry>(
   const method = incoming.method ?? "GET";
   // Without a callback the app answers with a response or a promise of one.
   const mark = (request: Request, info: ConnInfo) => markUpgrade(request, info, upgrade);
-  const result = dispatch(state, incoming, method, socket, mark) as
-    | Response
-    | Promise<Response>;
+  // node:http ends the body of a request with Upgrade at once (what follows the head belongs to
+  // the upgraded connection): one that carries a body would reach the app empty, so it is
+  // refused, as Deno.serve refuses it (a WebSocket handshake is a GET without one).
+  const { "content-length": length, "transfer-encoding": coding } = incoming.headers;
+  const result = coding !== undefined || (length !== undefined && length !== "0")
+    ? refuseBody()
+    : dispatch(state, incoming, method, socket, mark) as Response | Promise<Response>;
   // An upgrade pipelined behind another request gets the socket while that request's response
   // still holds it: whatever the answer (a 101 or a refusal), it waits for that response to
   // finish, so that the responses leave in the order of the requests (assigning the socket

@@ -322,6 +322,31 @@ export const appCases: Record<string, Case> = {
       assert.match(ok, /^HTTP\/1\.1 200 /);
     });
   },
+
+  async "a request with Upgrade and a body is refused with 400, never served without its body"(
+    env,
+  ) {
+    const { post, router } = env.weft;
+    let reached = 0;
+    const app = router([
+      post("/echo", async (ctx) => {
+        reached++;
+        return new Response(await ctx.body());
+      }),
+    ]);
+    await withServer(env, app, async (base) => {
+      const { port } = new URL(base);
+      // what `curl --http2 -d hello http://…` sends: an h2c upgrade offer with a body
+      const head = await rawRequest(
+        env,
+        port,
+        "POST /echo HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade, HTTP2-Settings\r\n" +
+          "Upgrade: h2c\r\nHTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\nContent-Length: 5\r\n\r\nhello",
+      );
+      assert.match(head, /^HTTP\/1\.1 400 /);
+      assert.equal(reached, 0);
+    });
+  },
 };
 
 // Sends raw bytes over TCP and returns what came back once the server closes (bounded).
