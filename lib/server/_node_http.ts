@@ -324,14 +324,7 @@ function ignore(): void {}
 // Upgrades are answered by _node_upgrade.ts, loaded on the first one: apps that never see an
 // Upgrade header do not load it, and bundlers that split code keep it out of the entry chunk.
 // What it uses of the eager modules is handed over, not imported (see _node_h2.ts).
-const UPGRADING: Upgrading<ServerState> = {
-  dispatch,
-  send,
-  settle,
-  writing,
-  refuseBody: () =>
-    problem({ status: 400, detail: "A request with Upgrade cannot carry a body here" }),
-};
+const UPGRADING: Upgrading<ServerState> = { dispatch, problem, send, settle, writing };
 let upgrades: typeof import("./_node_upgrade.ts") | undefined;
 let loadingUpgrades: Promise<typeof import("./_node_upgrade.ts")> | undefined;
 

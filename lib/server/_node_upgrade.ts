@@ -9,6 +9,7 @@ import * as http from "node:http";
 import type { Socket } from "node:net";
 import type { ConnInfo } from "./types.ts";
 import type { send } from "./_node_send.ts";
+import type { problem } from "../http/problem.ts";
 import type { Writer } from "./_node_writer.ts";
 import type { PendingSocket, SocketRegistry, Upgrade } from "./_node_ws.ts";
 
@@ -41,8 +42,7 @@ export interface Upgrading<S extends SocketRegistry> {
   ) => void;
   /** The response node:http is writing on a socket, if any. */
   readonly writing: (socket: Socket | null) => http.ServerResponse | null | undefined;
-  /** The 400 of an upgrade request that carries a body. */
-  readonly refuseBody: () => Response;
+  readonly problem: typeof problem;
 }
 
 type Handshake = typeof import("./_node_ws_handshake.ts").handshake;
@@ -78,7 +78,7 @@ function acceptWebSocket(upgrade: Upgrade, response: Response): boolean {
 /** Runs the app for an upgrade request of a server of `state` and answers it. */
 export function onUpgrade<S extends SocketRegistry>(
   state: S,
-  { dispatch, refuseBody, send, settle, writing }: Upgrading<S>,
+  { dispatch, problem, send, settle, writing }: Upgrading<S>,
   incoming: http.IncomingMessage,
   socket: Socket,
   head: Buffer,
@@ -92,7 +92,7 @@ export function onUpgrade<S extends SocketRegistry>(
   // refused, as Deno.serve refuses it (a WebSocket handshake is a GET without one).
   const { "content-length": length, "transfer-encoding": coding } = incoming.headers;
   const result = coding !== undefined || (length !== undefined && length !== "0")
-    ? refuseBody()
+    ? problem({ status: 400, detail: "A request with Upgrade cannot carry a body here" })
     : dispatch(state, incoming, method, socket, mark) as Response | Promise<Response>;
   // An upgrade pipelined behind another request gets the socket while that request's response
   // still holds it: whatever the answer (a 101 or a refusal), it waits for that response to
