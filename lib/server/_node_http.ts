@@ -54,6 +54,8 @@ export class ServerState implements SocketRegistry, ShutdownRegistry {
   readonly sessions: Set<http2.ServerHttp2Session> = new Set();
   readonly sockets: Map<RuntimeSocket, WsSocket> = new Map();
   readonly sniffing: Set<Socket> = new Set();
+  /** HTTP/1.1 connections (not yet upgraded), for shutdown() to drop the stalled ones. */
+  readonly h1: Set<Socket> = new Set();
   readonly fetch: FetchFunction;
   readonly answer: Answer | undefined;
   readonly onError: RuntimeServeOptions["onError"];
@@ -301,6 +303,23 @@ function writing(socket: Socket | null): http.ServerResponse | null | undefined 
   return (socket as { _httpMessage?: http.ServerResponse | null } | null)?._httpMessage;
 }
 
+/** Counts `socket` among the HTTP/1.1 connections of `state` until it closes. */
+export function trackH1(state: ServerState, socket: Socket): void {
+  state.h1.add(socket);
+  socket.once("close", () => state.h1.delete(socket));
+}
+
+/**
+ * Shutdown: closes the HTTP/1.1 connections that have no response under way, idle or half way
+ * through a request head. node:http stops timing heads once the server closes, so a client
+ * sending one slowly would otherwise hold shutdown() until it gave up; Deno.serve closes them
+ * too. A request whose head arrived has its response assigned to the socket, and is left to
+ * finish.
+ */
+export function dropStalled(state: ServerState): void {
+  for (const socket of state.h1) if (!writing(socket)) socket.destroy();
+}
+
 /** The 'upgrade' listener of every server (bound to its state). */
 export function onUpgrade(
   this: ServerState,
@@ -308,6 +327,7 @@ export function onUpgrade(
   socket: Socket,
   head: Buffer,
 ): void {
+  this.h1.delete(socket); // a WebSocket now, which shutdown() closes with 1001
   socket.on("error", ignore); // ECONNRESET before ws takes over must not crash the process
   if (upgrades !== undefined) upgrades.onUpgrade(this, UPGRADING, incoming, socket, head);
   else {
@@ -429,6 +449,7 @@ export function sniff(
         // node:http's parser takes the socket over (reading natively from then on) after this
         // read callback has returned: taken over inside it, the parser's pause() for
         // backpressure would no longer stop the socket.
+        trackH1(state, socket);
         process.nextTick(() => {
           h1Listener.call(h1, socket);
           socket.resume();

@@ -39,8 +39,10 @@
 import * as http from "node:http";
 import * as http2 from "node:http2";
 import process from "node:process";
+import type { TLSSocket } from "node:tls";
 import { fs } from "./_node_fs.ts";
 import {
+  dropStalled,
   HANDSHAKE_TIMEOUT_MS,
   listen,
   listenH1Limits,
@@ -51,6 +53,7 @@ import {
   onUpgrade,
   ServerState,
   sniff,
+  trackH1,
 } from "./_node_http.ts";
 import { serveStreams } from "./_node_h2.ts";
 import { installResponse, isResponse } from "./_node_response.ts";
@@ -99,6 +102,9 @@ export function serve(fetch: FetchFunction, options: RuntimeServeOptions): Runti
       handshakeTimeout: options.handshakeTimeout ?? HANDSHAKE_TIMEOUT_MS,
     });
     secure.on("request", onRequest.bind(state) as never); // HTTP/1.1
+    secure.on("secureConnection", (socket: TLSSocket) => {
+      if (socket.alpnProtocol !== "h2") trackH1(state, socket);
+    });
     secure.on("checkContinue", onCheckContinue.bind(state) as never);
     serveStreams(secure, state);
     server = secure;
@@ -147,10 +153,12 @@ export function serve(fetch: FetchFunction, options: RuntimeServeOptions): Runti
     const since = Date.now();
     const sweep = setInterval(() => {
       (server as http.Server).closeIdleConnections();
+      dropStalled(state);
       if (Date.now() - since < WS_CLOSE_GRACE_MS) return;
       for (const ws of state.sockets.values()) ws.terminate();
     }, 250);
     (server as http.Server).closeIdleConnections();
+    dropStalled(state);
     return closing = finished.then(() => clearInterval(sweep), () => clearInterval(sweep));
   };
   if (options.signal !== undefined) {

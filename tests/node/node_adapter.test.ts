@@ -1132,6 +1132,15 @@ describe("limits and shutdown", () => {
     const idleClosed = new Promise<void>((resolve) =>
       idle.once("close", () => resolve())
     );
+    // half a head: node:http stops timing heads once the server closes, so it is closed, not
+    // waited for (as Deno.serve does)
+    const stalled = await rawRequest(
+      server.addr.port,
+      "GET /quick HTTP/1.1\r\nhost: loc",
+    );
+    const stalledClosed = new Promise<void>((resolve) =>
+      stalled.once("close", () => resolve())
+    );
     const busy = await rawRequest(
       server.addr.port,
       "GET /slow HTTP/1.1\r\nhost: localhost\r\n\r\n",
@@ -1144,6 +1153,11 @@ describe("limits and shutdown", () => {
     const started = Date.now();
     const closing = server.shutdown();
     await withDeadline(idleClosed, 2_000, "the idle connection to close");
+    await withDeadline(
+      stalledClosed,
+      2_000,
+      "the connection with half a head to close",
+    );
     held.release();
     const answer = await withDeadline(
       readUntil(busy, /slow$/),
@@ -1154,6 +1168,39 @@ describe("limits and shutdown", () => {
     await withDeadline(closing, 5_000, "shutdown()");
     await withDeadline(server.finished, 5_000, "server.finished");
     assert.ok(Date.now() - started < 3_000);
+  });
+
+  test("shutdown() closes a TLS HTTP/1.1 connection with half a head", async () => {
+    const server = weft.serve(() => new Response("tls"), {
+      ...QUIET,
+      cert,
+      key,
+    });
+    const tls = connectTls({
+      port: server.addr.port,
+      host: "127.0.0.1",
+      servername: "localhost",
+      ca: cert,
+      ALPNProtocols: ["http/1.1"],
+    });
+    tls.on("error", () => {});
+    await withDeadline(
+      new Promise((r) => tls.once("secureConnect", r)),
+      3_000,
+      "the handshake",
+    );
+    tls.write("GET / HTTP/1.1\r\nhost: loc");
+    const closed = new Promise<void>((resolve) =>
+      tls.once("close", () => resolve())
+    );
+    tls.resume();
+    const closing = server.shutdown();
+    await withDeadline(
+      closed,
+      2_000,
+      "the connection with half a head to close",
+    );
+    await withDeadline(closing, 5_000, "shutdown()");
   });
 
   test("an HTTP/2 session gets GOAWAY on shutdown; its open stream still completes", async () => {
