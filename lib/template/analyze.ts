@@ -208,9 +208,11 @@ export function analyzeTemplate(
     for (const node of nodes) {
       switch (node.kind) {
         case "text": {
-          const text = indent === "" ? node.text : indentLines(source, node, indent);
+          const indented = indentLines(source, node, indent);
+          const text = indented.text;
           ctx = advance(ctx, text, (index, reason) => {
-            diagnostics.report(source, textOffset(node, Math.min(index, node.text.length)), reason);
+            const original = Math.min(indented.original(index), node.text.length);
+            diagnostics.report(source, textOffset(node, original), reason);
           });
           ir.push({ kind: "static", text });
           break;
@@ -399,10 +401,33 @@ export function analyzeTemplate(
 
 // A standalone partial's lines all get its indentation: after each newline that starts a
 // non-empty line of the partial's source (lines of block tags included, as their content
-// moves up), the way Handlebars indents partials.
-function indentLines(source: SourceFile, node: TextNode, indent: string): string {
-  return node.text.replace(/\n/g, (newline, index: number) => {
+// moves up), the way Handlebars indents partials. `original` maps an index in the indented
+// text back to one in `node.text`, for errors (an index in added indentation maps to the
+// start of its line).
+function indentLines(
+  source: SourceFile,
+  node: TextNode,
+  indent: string,
+): { text: string; original: (index: number) => number } {
+  if (indent === "") return { text: node.text, original: (index) => index };
+  // Indices in `node.text` where indentation was added, in order.
+  const added: number[] = [];
+  const text = node.text.replace(/\n/g, (newline, index: number) => {
     const next = source.text[textOffset(node, index) + 1];
-    return next === undefined || next === "\n" || next === "\r" ? newline : newline + indent;
+    if (next === undefined || next === "\n" || next === "\r") return newline;
+    added.push(index + 1);
+    return newline + indent;
   });
+  return {
+    text,
+    original(index) {
+      let shift = 0;
+      for (const at of added) {
+        if (index < at + shift) break;
+        if (index < at + shift + indent.length) return at;
+        shift += indent.length;
+      }
+      return index - shift;
+    },
+  };
 }

@@ -32,6 +32,8 @@ export function generateModule(analysis: Analysis, options: GenerateOptions): st
   const helpers = { escape: false, truthy: false };
   const lines: string[] = [];
   const bindingNames = new Map<number, string>();
+  // The `@index` counter of each binding that uses it.
+  const counterNames = new Map<number, string>();
   const usedBindings = collectUsedBindings(analysis.body);
   let usesData = false;
 
@@ -94,7 +96,7 @@ export function generateModule(analysis: Analysis, options: GenerateOptions): st
           break;
         case "print": {
           if (node.ref.index) {
-            emit(indent, `out += ${bindingNames.get(node.ref.base)}Index;`);
+            emit(indent, `out += ${counterNames.get(node.ref.base)};`);
           } else if (node.mode === "raw") {
             emit(indent, `out += ${expression(node.ref, guards)};`);
           } else {
@@ -105,7 +107,7 @@ export function generateModule(analysis: Analysis, options: GenerateOptions): st
         }
         case "if": {
           if (node.ref.index) {
-            emit(indent, `if (${bindingNames.get(node.ref.base)}Index !== 0) {`);
+            emit(indent, `if (${counterNames.get(node.ref.base)} !== 0) {`);
             body(node.then, indent + 1, guards);
           } else {
             helpers.truthy = true;
@@ -153,9 +155,10 @@ export function generateModule(analysis: Analysis, options: GenerateOptions): st
       list = local;
       loopIndent = indent + 1;
     }
-    const counter = `${name}Index`;
+    // Allocated like every other name: a narrowed `{{#if a.itemIndex}}` may hold "itemIndex".
+    const counter = binding.usesIndex ? allocate(`${name}Index`) : "";
     if (binding.usesIndex) {
-      used.add(counter);
+      counterNames.set(binding.id, counter);
       emit(loopIndent, `let ${counter} = 0;`);
     }
     emit(loopIndent, `for (const ${name} of ${list}) {`);

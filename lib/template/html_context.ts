@@ -1,7 +1,9 @@
 /**
  * The HTML context tracker: follows the static text of a template through the states of the
  * HTML tokenizer (WHATWG HTML §13.2.5, simplified to what escaping safety needs) so that the
- * compiler knows, at every `{{…}}`, whether HTML escaping is enough there.
+ * compiler knows, at every `{{…}}`, whether HTML escaping is enough there. Inside inline SVG and
+ * MathML it also follows the open elements, as much of tree construction (§13.2.6) as decides
+ * how later text is tokenized, and reports markup whose reading it cannot be sure of.
  *
  * Contexts are immutable values. Blocks fork them and join them at `{{else}}`/`{{/if}}`; a join
  * of contexts that differ in a way that matters is an error, as in Go's `html/template`.
@@ -19,6 +21,7 @@ export type HtmlState =
   | "markupDeclaration"
   | "comment"
   | "bogusComment"
+  | "cdata"
   | "tagName"
   | "beforeAttrName"
   | "attrName"
@@ -46,6 +49,14 @@ export interface HtmlContext {
   readonly urlPrefix: string;
   /** Characters seen in a transitional state (after `<!`, or of a comment's end). */
   readonly buf: string;
+  /** In a tag, right after a `/` outside a value: a `>` now makes the tag self-closing. */
+  readonly slash: boolean;
+  /**
+   * The elements open since the outermost `<svg>` or `<math>`, innermost last, space-separated:
+   * `svg:name` and `math:name` for SVG and MathML elements, `html:name` for HTML elements opened
+   * inside them (in `<foreignObject>` …). `""` in HTML, where elements are not followed.
+   */
+  readonly foreign: string;
 }
 
 /** The context at the start of a template: element content. */
@@ -59,12 +70,66 @@ export const TEXT_CONTEXT: HtmlContext = Object.freeze({
   scriptUrl: false,
   urlPrefix: "",
   buf: "",
+  slash: false,
+  foreign: "",
 });
 
 // Elements whose content the tokenizer reads as raw text (§13.2.5.3, §13.2.5.5) or RCDATA.
 const SCRIPT_OR_STYLE = new Set(["script", "style"]);
-const RAWTEXT = new Set(["script", "style", "xmp", "iframe", "noembed", "noframes", "plaintext"]);
+// <noscript> is raw text where scripting runs (§13.2.6.4.4): a "</noscript>" in what looks like
+// an attribute value inside it ends it there, and the markup after it is live. It is tracked as
+// such browsers read it. An escaped value in its content is safe either way (where scripting
+// does not run, its markup is read as markup, but no script can run there).
+const RAWTEXT = new Set([
+  "script",
+  "style",
+  "xmp",
+  "iframe",
+  "noembed",
+  "noframes",
+  "noscript",
+  "plaintext",
+]);
 const RCDATA = new Set(["textarea", "title"]);
+// HTML elements without content or end tag (§13.1.2), and <image>, which is read as <img>.
+const VOID = new Set([
+  "area",
+  "base",
+  "basefont",
+  "bgsound",
+  "br",
+  "col",
+  "embed",
+  "frame",
+  "hr",
+  "image",
+  "img",
+  "input",
+  "keygen",
+  "link",
+  "meta",
+  "param",
+  "source",
+  "track",
+  "wbr",
+]);
+// Start tags that end SVG and MathML content and are read as HTML (§13.2.6.5); <font> does too
+// when it has a color, face or size attribute.
+const BREAKOUT = new Set(
+  ("b big blockquote body br center code dd div dl dt em embed h1 h2 h3 h4 h5 h6 head hr i img " +
+    "li listing menu meta nobr ol p pre ruby s small span strong strike sub sup table tt u ul var")
+    .split(" "),
+);
+// Elements whose content is read as HTML again (§13.2.6.5): HTML integration points, and
+// MathML text integration points (where <mglyph> and <malignmark> stay MathML).
+const HTML_INTEGRATION = new Set(["svg:foreignobject", "svg:desc", "svg:title"]);
+const MATHML_TEXT = new Set(["math:mi", "math:mo", "math:mn", "math:ms", "math:mtext"]);
+// <annotation-xml> is an HTML integration point only with encoding="text/html" (or XHTML),
+// which the tracker does not read: markup directly inside it is refused.
+const ANNOTATION_XML = "math:annotation-xml";
+// SVG animation elements: their values can set another attribute, such as an <a>'s href.
+const SVG_ANIMATION = new Set(["animate", "animatemotion", "animatetransform", "set"]);
+const ANIMATION_VALUES = new Set(["attributename", "by", "from", "to", "values"]);
 // Attributes whose value is a URL: a `javascript:` value would run script.
 const URL_ATTRS = new Set([
   "href",
@@ -103,6 +168,11 @@ function isAlpha(c: string): boolean {
 
 /** Describes a context for messages: "element content", "attribute \"href\"" … */
 export function describeContext(ctx: HtmlContext): string {
+  const place = describeState(ctx);
+  return ctx.foreign === "" ? place : `${place} inside ${openElements(ctx.foreign)}`;
+}
+
+function describeState(ctx: HtmlContext): string {
   switch (ctx.state) {
     case "text":
       return "element content";
@@ -113,6 +183,8 @@ export function describeContext(ctx: HtmlContext): string {
     case "markupDeclaration":
     case "bogusComment":
       return "an HTML comment";
+    case "cdata":
+      return "a CDATA section";
     case "tagOpen":
     case "endTagOpen":
     case "tagName":
@@ -142,6 +214,23 @@ export function checkPlacement(
   const block = placement === "blockStart" || placement === "blockEnd";
   switch (ctx.state) {
     case "text":
+      if (ctx.foreign === "" || block) return null;
+      if (placement === "raw") {
+        // SafeHtml was checked as HTML; here its markup may be read as SVG or MathML, and its
+        // end tags may close the elements around it.
+        return `Unsafe ${what} inside ${rootElement(ctx.foreign)}: raw HTML is only allowed ` +
+          "outside SVG and MathML";
+      }
+      for (const entry of ctx.foreign.split(" ")) {
+        if (entry === "svg:script" || entry === "math:script") {
+          return `Unsafe ${what} inside ${rootElement(ctx.foreign)} <script>: HTML escaping ` +
+            "does not make JavaScript safe; pass the value in a data-* attribute";
+        }
+        if (entry === "svg:style" || entry === "math:style") {
+          return `Unsafe ${what} inside ${rootElement(ctx.foreign)} <style>: HTML escaping ` +
+            "does not make CSS safe";
+        }
+      }
       return null;
     case "rcdata":
       if (placement === "raw") {
@@ -155,11 +244,18 @@ export function checkPlacement(
         return `Unsafe ${what} inside <${ctx.tag}>: HTML escaping does not make ${language} safe; ` +
           "pass the value in a data-* attribute";
       }
+      if (ctx.tag === "noscript") {
+        if (placement !== "raw") return null;
+        return `Unsafe ${what} inside <noscript>: where scripting runs its content is raw text, ` +
+          'which a "</noscript>" in the value would end';
+      }
       return `Unsafe ${what} inside <${ctx.tag}>: its content is raw text`;
     case "comment":
     case "bogusComment":
     case "markupDeclaration":
       return `Cannot place ${what} inside an HTML comment or <!…> declaration`;
+    case "cdata":
+      return `Cannot place ${what} inside a CDATA section`;
     case "tagOpen":
     case "endTagOpen":
     case "tagName":
@@ -203,6 +299,10 @@ function checkAttrValue(ctx: HtmlContext, placement: Placement, what: string): s
   if (attr === "srcdoc") {
     return `Unsafe ${what} in the srcdoc attribute: its value is parsed as HTML`;
   }
+  if (SVG_ANIMATION.has(ctx.tag) && ANIMATION_VALUES.has(attr)) {
+    return `Unsafe ${what} in attribute "${attr}" of <${ctx.tag}>: SVG animation can set ` +
+      'an href to a "javascript:" URL';
+  }
   if (ctx.scriptUrl) {
     return `Unsafe ${what} in a "javascript:" URL in attribute "${attr}": ` +
       "HTML escaping does not make JavaScript safe";
@@ -218,7 +318,8 @@ function checkAttrValue(ctx: HtmlContext, placement: Placement, what: string): s
 export function sameContext(a: HtmlContext, b: HtmlContext): boolean {
   return a.state === b.state && a.tag === b.tag && a.endTag === b.endTag && a.attr === b.attr &&
     a.quote === b.quote && a.urlStart === b.urlStart && a.scriptUrl === b.scriptUrl &&
-    a.urlPrefix === b.urlPrefix && a.buf === b.buf;
+    a.urlPrefix === b.urlPrefix && a.buf === b.buf && a.slash === b.slash &&
+    a.foreign === b.foreign;
 }
 
 const BETWEEN_ATTRS = new Set<HtmlState>([
@@ -231,6 +332,7 @@ const BETWEEN_ATTRS = new Set<HtmlState>([
 /** Joins the contexts two branches end in; `null` when they differ in a way that matters. */
 export function joinContexts(a: HtmlContext, b: HtmlContext): HtmlContext | null {
   if (sameContext(a, b)) return a;
+  if (a.foreign !== b.foreign) return null;
   if (
     a.state === "attrValue" && b.state === "attrValue" && a.tag === b.tag && a.attr === b.attr &&
     a.quote === b.quote
@@ -246,10 +348,10 @@ export function joinContexts(a: HtmlContext, b: HtmlContext): HtmlContext | null
   }
   if (
     BETWEEN_ATTRS.has(a.state) && BETWEEN_ATTRS.has(b.state) && a.tag === b.tag &&
-    a.endTag === b.endTag
+    a.endTag === b.endTag && (a.slash === b.slash || !slashMatters(a))
   ) {
     // An attribute name may or may not be open: only a space, "/" or ">" may follow.
-    return { ...a, state: "tagJoin", attr: "", buf: "" };
+    return { ...a, state: "tagJoin", attr: "", buf: "", slash: a.slash && b.slash };
   }
   return null;
 }
@@ -263,13 +365,190 @@ export function afterOutput(ctx: HtmlContext): HtmlContext {
   return ctx.state === "attrValue" && ctx.urlStart ? { ...ctx, urlPrefix: "\0" } : ctx;
 }
 
+// Whether a tag's self-closing "/" changes anything: only for SVG and MathML elements.
+function slashMatters(ctx: HtmlContext): boolean {
+  return ctx.foreign !== "" || ctx.tag === "svg" || ctx.tag === "math";
+}
+
 /** Why a template may not end in `ctx`, or `null` when it may. */
 export function checkEnd(ctx: HtmlContext): string | null {
+  if (ctx.state === "text" && ctx.foreign !== "") {
+    // Markup after this template's output (another template's, around a {{{…}}}) would be
+    // read as SVG or MathML, not as the HTML it was checked as.
+    return `Unclosed ${rootElement(ctx.foreign)}: the template ends inside ` +
+      openElements(ctx.foreign);
+  }
   if (ctx.state === "text") return null;
   if (ctx.state === "rcdata" || ctx.state === "rawtext") {
     return `Unclosed <${ctx.tag}>: the template ends inside its content`;
   }
   return `Unfinished markup: the template ends inside ${describeContext(ctx)}`;
+}
+
+/** `<svg>` or `<math>`: the outermost element of a `foreign` stack, for messages. */
+function rootElement(foreign: string): string {
+  return `<${elementName(foreign.split(" ")[0])}>`;
+}
+
+/** The elements of a `foreign` stack, for messages: `<svg><g>`. */
+function openElements(foreign: string): string {
+  return foreign.split(" ").map((entry) => `<${elementName(entry)}>`).join("");
+}
+
+function elementName(entry: string): string {
+  return entry.slice(entry.indexOf(":") + 1);
+}
+
+function isHtmlEntry(entry: string): boolean {
+  return entry.startsWith("html:");
+}
+
+// Whether a start tag inside the element `top` is read as HTML (§13.2.6, the dispatcher).
+function readAsHtml(top: string, name: string): boolean {
+  return isHtmlEntry(top) || HTML_INTEGRATION.has(top) ||
+    (MATHML_TEXT.has(top) && name !== "mglyph" && name !== "malignmark") ||
+    (top === ANNOTATION_XML && name === "svg");
+}
+
+function isAlnum(c: string | undefined): boolean {
+  return c !== undefined && ((c >= "0" && c <= "9") || isAlpha(c));
+}
+
+// The named character references that decode to ASCII text (WHATWG HTML §13.5), with and
+// without ";" as the table has them. Every other one decodes to text with a non-ASCII
+// character, which a URL scheme cannot contain: for the scheme check it may stay as written.
+const ASCII_REFERENCES = new Map<string, string>([
+  ["AMP", "&"],
+  ["AMP;", "&"],
+  ["DiacriticalGrave;", "`"],
+  ["GT", ">"],
+  ["GT;", ">"],
+  ["Hat;", "^"],
+  ["LT", "<"],
+  ["LT;", "<"],
+  ["NewLine;", "\n"],
+  ["QUOT", '"'],
+  ["QUOT;", '"'],
+  ["Tab;", "\t"],
+  ["UnderBar;", "_"],
+  ["VerticalLine;", "|"],
+  ["amp", "&"],
+  ["amp;", "&"],
+  ["apos;", "'"],
+  ["ast;", "*"],
+  ["bsol;", "\\"],
+  ["colon;", ":"],
+  ["comma;", ","],
+  ["commat;", "@"],
+  ["dollar;", "$"],
+  ["equals;", "="],
+  ["excl;", "!"],
+  ["fjlig;", "fj"],
+  ["grave;", "`"],
+  ["gt", ">"],
+  ["gt;", ">"],
+  ["lbrace;", "{"],
+  ["lbrack;", "["],
+  ["lcub;", "{"],
+  ["lowbar;", "_"],
+  ["lpar;", "("],
+  ["lsqb;", "["],
+  ["lt", "<"],
+  ["lt;", "<"],
+  ["midast;", "*"],
+  ["num;", "#"],
+  ["percnt;", "%"],
+  ["period;", "."],
+  ["plus;", "+"],
+  ["quest;", "?"],
+  ["quot", '"'],
+  ["quot;", '"'],
+  ["rbrace;", "}"],
+  ["rbrack;", "]"],
+  ["rcub;", "}"],
+  ["rpar;", ")"],
+  ["rsqb;", "]"],
+  ["semi;", ";"],
+  ["sol;", "/"],
+  ["verbar;", "|"],
+  ["vert;", "|"],
+]);
+
+// Numeric references to C1 controls mean windows-1252 characters (§13.2.5.80).
+const C1_REPLACEMENTS = new Map<number, number>([
+  [0x80, 0x20ac],
+  [0x82, 0x201a],
+  [0x83, 0x0192],
+  [0x84, 0x201e],
+  [0x85, 0x2026],
+  [0x86, 0x2020],
+  [0x87, 0x2021],
+  [0x88, 0x02c6],
+  [0x89, 0x2030],
+  [0x8a, 0x0160],
+  [0x8b, 0x2039],
+  [0x8c, 0x0152],
+  [0x8e, 0x017d],
+  [0x91, 0x2018],
+  [0x92, 0x2019],
+  [0x93, 0x201c],
+  [0x94, 0x201d],
+  [0x95, 0x2022],
+  [0x96, 0x2013],
+  [0x97, 0x2014],
+  [0x98, 0x02dc],
+  [0x99, 0x2122],
+  [0x9a, 0x0161],
+  [0x9b, 0x203a],
+  [0x9c, 0x0153],
+  [0x9e, 0x017e],
+  [0x9f, 0x0178],
+]);
+
+/**
+ * Decodes the character reference at `text[i]` (an `&`) as the tokenizer does in an attribute
+ * value (§13.2.5.72–80: numeric ones with or without ";", named ones by longest match, and
+ * without ";" not before "=" or a letter or digit). Returns its text and the index after it;
+ * an `&` that starts no reference is returned as is. Returns `null` when the reference runs to
+ * the end of `text`, where the text that follows (a value, a block) could still extend it.
+ */
+function characterReference(
+  text: string,
+  i: number,
+): { value: string; end: number } | null {
+  let j = i + 1;
+  if (j === text.length) return null;
+  if (text[j] === "#") {
+    j++;
+    const hex = text[j] === "x" || text[j] === "X";
+    if (hex) j++;
+    const digit = hex ? /[0-9A-Fa-f]/ : /[0-9]/;
+    const start = j;
+    while (j < text.length && digit.test(text[j])) j++;
+    if (j === text.length) return null;
+    if (j === start) return { value: text.slice(i, j), end: j };
+    const code = parseInt(text.slice(start, j), hex ? 16 : 10);
+    if (text[j] === ";") j++;
+    const invalid = code === 0 || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff);
+    return {
+      value: invalid ? "\ufffd" : String.fromCodePoint(C1_REPLACEMENTS.get(code) ?? code),
+      end: j,
+    };
+  }
+  let k = j;
+  while (k < text.length && isAlnum(text[k])) k++;
+  if (k === j) return { value: "&", end: j };
+  if (k === text.length) return null;
+  const name = text.slice(j, k) + (text[k] === ";" ? ";" : "");
+  for (let length = name.length; length > 0; length--) {
+    const match = name.slice(0, length);
+    const value = ASCII_REFERENCES.get(match);
+    if (value === undefined) continue;
+    const next = text[j + length];
+    if (!match.endsWith(";") && (next === "=" || isAlnum(next))) break;
+    return { value, end: j + length };
+  }
+  return { value: "&", end: j };
 }
 
 /**
@@ -281,22 +560,136 @@ export function advance(
   text: string,
   onError: (index: number, reason: string) => void,
 ): HtmlContext {
-  let { state, tag, endTag, attr, quote, urlStart, scriptUrl, urlPrefix, buf } = ctx;
+  let { state, tag, endTag, attr, quote, urlStart, scriptUrl, urlPrefix, buf, slash, foreign } =
+    ctx;
   const n = text.length;
+  // Where the tag being read starts, for errors about it (0 when it started in earlier text).
+  let tagAt = 0;
 
   function emitTag(): void {
-    if (!endTag && RAWTEXT.has(tag)) state = "rawtext";
-    else if (!endTag && RCDATA.has(tag)) state = "rcdata";
-    else {
-      state = "text";
-      tag = "";
-    }
+    const name = tag;
+    const end = endTag;
+    const selfClosing = slash;
+    state = "text";
+    tag = "";
     endTag = false;
     attr = "";
     quote = "";
     urlStart = false;
     scriptUrl = false;
     urlPrefix = "";
+    slash = false;
+    if (end) closeElement(name);
+    else openElement(name, selfClosing);
+  }
+
+  // Tree construction, as far as it decides how later text is read (§13.2.6): an HTML start
+  // tag may switch to raw text or RCDATA, but inside SVG and MathML the same tags are ordinary
+  // elements whose content is markup, except inside the elements that read HTML again.
+  function openElement(name: string, selfClosing: boolean): void {
+    const stack = foreign === "" ? [] : foreign.split(" ");
+    const top = stack.at(-1);
+    if (top !== undefined && !readAsHtml(top, name)) {
+      if (top === ANNOTATION_XML) {
+        onError(
+          tagAt,
+          `Cannot tell whether <${name}> inside <annotation-xml> is HTML or MathML: it depends ` +
+            "on the encoding attribute; move the markup out of <annotation-xml>",
+        );
+      } else if (name === "font") {
+        onError(
+          tagAt,
+          `Unsupported <font> inside ${rootElement(foreign)}: it is read as HTML or not ` +
+            "depending on its attributes",
+        );
+      }
+      if (!BREAKOUT.has(name)) {
+        if (!selfClosing) stack.push(`${top.slice(0, top.indexOf(":"))}:${name}`);
+        foreign = stack.join(" ");
+        return;
+      }
+      // This HTML tag ends the SVG or MathML elements around it and is read as HTML.
+      popToHtml(stack);
+    }
+    if (name === "svg" || name === "math") {
+      if (!selfClosing) stack.push(`${name}:${name}`);
+    } else {
+      if (RAWTEXT.has(name)) {
+        state = "rawtext";
+        tag = name;
+      } else if (RCDATA.has(name)) {
+        state = "rcdata";
+        tag = name;
+      }
+      // A "/>" does not close an HTML element.
+      if (stack.length > 0 && !VOID.has(name)) stack.push(`html:${name}`);
+    }
+    foreign = stack.join(" ");
+  }
+
+  function closeElement(name: string): void {
+    if (foreign === "") return; // in HTML, end tags change nothing the tracker follows
+    const stack = foreign.split(" ");
+    const open = openElements(foreign);
+    if (!isHtmlEntry(stack.at(-1)!)) {
+      if (name === "br" || name === "p") popToHtml(stack); // read as HTML, like the start tags
+      else {
+        // The innermost SVG or MathML element of that name closes, with those inside it; an
+        // HTML element on the way makes it an HTML end tag for elements the tracker does not
+        // follow.
+        let k = stack.length - 1;
+        while (k >= 0 && !isHtmlEntry(stack[k]) && elementName(stack[k]) !== name) k--;
+        if (k >= 0 && !isHtmlEntry(stack[k])) stack.length = k;
+        else {
+          onError(tagAt, `Cannot follow </${name}> inside ${open}: close the elements in order`);
+          if (k < 0) stack.length = 0; // the best guess: it closes an element around them
+        }
+        foreign = stack.join(" ");
+        return;
+      }
+    }
+    // Read as HTML. The tracker follows HTML elements inside SVG and MathML only when they are
+    // closed in order: other end tags close elements or are ignored depending on the elements
+    // and their kinds, and a wrong guess would misread what comes after <foreignObject>.
+    const top = stack.at(-1);
+    if (top === `html:${name}`) stack.pop();
+    else if (top === undefined || VOID.has(name)) {
+      // Out of SVG and MathML, or an end tag that closes nothing (</br> is read as <br>).
+    } else if (name !== "p" || openHtml(stack).includes("html:p")) {
+      onError(tagAt, `Cannot follow </${name}> inside ${open}: close the elements in order`);
+      const k = stack.lastIndexOf(`html:${name}`);
+      if (k >= stack.length - openHtml(stack).length) stack.length = k; // the best guess
+    } // else an empty <p> is inserted and closed
+    foreign = stack.join(" ");
+  }
+
+  // Pops the SVG and MathML elements that HTML markup ends (§13.2.6.5).
+  function popToHtml(stack: string[]): void {
+    while (stack.length > 0) {
+      const top = stack.at(-1)!;
+      if (isHtmlEntry(top) || HTML_INTEGRATION.has(top) || MATHML_TEXT.has(top)) break;
+      if (top === ANNOTATION_XML) {
+        onError(
+          tagAt,
+          "Cannot tell whether this tag ends <annotation-xml>: it depends on the encoding " +
+            "attribute; move the markup out of <annotation-xml>",
+        );
+        break;
+      }
+      stack.pop();
+    }
+  }
+
+  // The HTML elements open inside the innermost element that reads HTML.
+  function openHtml(stack: string[]): string[] {
+    let k = stack.length;
+    while (k > 0 && isHtmlEntry(stack[k - 1])) k--;
+    return stack.slice(k);
+  }
+
+  // Whether the adjusted current node is an SVG or MathML element (§13.2.5.42).
+  function inForeignElement(): boolean {
+    return foreign !== "" && !isHtmlEntry(foreign.slice(foreign.lastIndexOf(" ") + 1));
   }
 
   function startAttr(c: string): void {
@@ -304,11 +697,28 @@ export function advance(
     attr = c.toLowerCase();
   }
 
+  // One character of a URL attribute's value, after character references are decoded.
+  function urlChar(c: string): void {
+    if (!urlStart) return;
+    if (c === ":" || c === "/" || c === "?" || c === "#") {
+      // The scheme is fixed; javascript: and vbscript: (as the URL parser reads them,
+      // §4.4: controls, spaces, tabs and newlines dropped) make everything after it script.
+      const scheme = urlPrefix.replace(/[\0-\x20]/g, "").toLowerCase();
+      scriptUrl = c === ":" &&
+        (scheme === "javascript" || scheme === "vbscript" || urlPrefix.includes("\0"));
+      urlStart = false;
+      urlPrefix = "";
+    } else urlPrefix += c;
+  }
+
   for (let i = 0; i < n; i++) {
     const c = text[i];
     switch (state) {
       case "text":
-        if (c === "<") state = "tagOpen";
+        if (c === "<") {
+          state = "tagOpen";
+          tagAt = i;
+        }
         break;
       case "rcdata":
       case "rawtext": {
@@ -330,10 +740,10 @@ export function advance(
           i = n;
           break;
         }
-        i = end + tag.length + 1; // at the character after the name
+        tagAt = end;
+        i = end + tag.length + 1; // at the name's last character: tagName goes on after it
         state = "tagName";
         endTag = true;
-        i--; // reconsume it in tagName
         break;
       }
       case "tagOpen":
@@ -364,6 +774,12 @@ export function advance(
         if (buf === "--") {
           state = "comment";
           buf = "<!--";
+        } else if (inForeignElement() && "[CDATA[".startsWith(buf)) {
+          // A CDATA section in SVG and MathML; in HTML, a bogus comment (§13.2.5.42).
+          if (buf === "[CDATA[") {
+            state = "cdata";
+            buf = "";
+          }
         } else if (!"--".startsWith(buf) && !"doctype".startsWith(buf.toLowerCase())) {
           state = "bogusComment";
           buf = "";
@@ -406,40 +822,62 @@ export function advance(
         }
         break;
       }
+      case "cdata": {
+        const end = text.indexOf("]]>", i);
+        if (end === -1) i = n;
+        else {
+          state = "text";
+          i = end + 2;
+        }
+        break;
+      }
+      // In the tag states, a "/" outside a value makes a following ">" self-closing
+      // (§13.2.5.40); any other character undoes that.
       case "tagName":
+        slash = c === "/";
         if (isSpace(c) || c === "/") state = "beforeAttrName";
         else if (c === ">") emitTag();
         else tag += c.toLowerCase();
         break;
       case "beforeAttrName":
-        if (isSpace(c) || c === "/") break;
         if (c === ">") emitTag();
-        else startAttr(c);
+        else {
+          slash = c === "/";
+          if (!isSpace(c) && c !== "/") startAttr(c);
+        }
         break;
       case "attrName":
-        if (isSpace(c)) state = "afterAttrName";
-        else if (c === "/") state = "beforeAttrName";
-        else if (c === ">") emitTag();
-        else if (c === "=") state = "beforeAttrValue";
-        else attr += c.toLowerCase();
+        if (c === ">") emitTag();
+        else {
+          slash = c === "/";
+          if (isSpace(c)) state = "afterAttrName";
+          else if (c === "/") state = "beforeAttrName";
+          else if (c === "=") state = "beforeAttrValue";
+          else attr += c.toLowerCase();
+        }
         break;
       case "afterAttrName":
-        if (isSpace(c)) break;
-        if (c === "/") state = "beforeAttrName";
-        else if (c === "=") state = "beforeAttrValue";
-        else if (c === ">") emitTag();
-        else startAttr(c);
+        if (c === ">") emitTag();
+        else {
+          slash = c === "/";
+          if (c === "/") state = "beforeAttrName";
+          else if (c === "=") state = "beforeAttrValue";
+          else if (!isSpace(c)) startAttr(c);
+        }
         break;
       case "tagJoin":
-        if (isSpace(c) || c === "/") state = "beforeAttrName";
-        else if (c === ">") emitTag();
+        if (c === ">") emitTag();
         else {
-          onError(
-            i,
-            `Ambiguous attribute name after a block: "${c}" may continue the name it left open; ` +
-              "add a space before it",
-          );
-          startAttr(c);
+          slash = c === "/";
+          if (isSpace(c) || c === "/") state = "beforeAttrName";
+          else {
+            onError(
+              i,
+              `Ambiguous attribute name after a block: "${c}" may continue the name it left ` +
+                "open; add a space before it",
+            );
+            startAttr(c);
+          }
         }
         break;
       case "beforeAttrValue":
@@ -466,17 +904,33 @@ export function advance(
           scriptUrl = false;
           urlPrefix = "";
         } else if (quote === "" && c === ">") emitTag();
-        else if (urlStart && (c === ":" || c === "/" || c === "?" || c === "#")) {
-          // The scheme is fixed; javascript: and vbscript: (as the URL parser reads them,
-          // §4.4: controls, spaces, tabs and newlines dropped) make everything after it script.
-          const scheme = urlPrefix.replace(/[\0-\x20]/g, "").toLowerCase();
-          scriptUrl = c === ":" &&
-            (scheme === "javascript" || scheme === "vbscript" || urlPrefix.includes("\0"));
-          urlStart = false;
-          urlPrefix = "";
-        } else if (urlStart) urlPrefix += c;
+        else if (urlStart && c === "&") {
+          // The URL is read after character references are decoded (§13.2.5.72): "&#106;" is
+          // a "j" and "&colon;" a ":" that fixes the scheme.
+          const reference = characterReference(text, i);
+          if (reference === null) {
+            // It runs to the end of this text, and what follows could extend it.
+            urlPrefix += "\0";
+            i = n;
+          } else {
+            for (const decoded of reference.value) urlChar(decoded);
+            i = reference.end - 1;
+          }
+        } else if (urlStart) urlChar(c);
         break;
     }
   }
-  return { state, tag, endTag, attr, quote, urlStart, scriptUrl, urlPrefix, buf };
+  return {
+    state,
+    tag,
+    endTag,
+    attr,
+    quote,
+    urlStart,
+    scriptUrl,
+    urlPrefix,
+    buf,
+    slash,
+    foreign,
+  };
 }

@@ -119,6 +119,30 @@ Deno.test("@index counts from 0 in the innermost #each", async () => {
   assert.equal(render({ rows: [{ cells: ["a", "b"] }, { cells: [] }] }), "[0:a0,b1][1:]");
 });
 
+Deno.test("@index counters get names no other local has, and the module type-checks", async () => {
+  // `{{#if a.itemIndex}}` narrows into a local named itemIndex, the name the counter wanted.
+  const source = "{{#if a.itemIndex}}y{{/if}}{{#each items as item}}{{@index}}{{item}}{{/each}}" +
+    "{{#each more as item}}{{#if @index}},{{/if}}{{item}}{{/each}}{{#if a.item2Index}}z{{/if}}";
+  const code = compileTemplate(source, { file: "t.html" });
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(`${dir}/t.ts`, code);
+    const { code: exit, stderr } = await runChild(Deno.execPath(), {
+      what: "deno check on the generated module",
+      args: ["check", "--no-config", `${dir}/t.ts`],
+      stdout: "null",
+    });
+    assert.equal(exit, 0, new TextDecoder().decode(stderr));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+  const render = await load(source);
+  assert.equal(
+    render({ a: { itemIndex: 1, item2Index: 1 }, items: ["p", "q"], more: ["r", "s"] }),
+    "y0p1qr,sz",
+  );
+});
+
 Deno.test("#each's {{else}} renders for an empty list only", async () => {
   const render = await load(
     "<ul>{{#each xs as x}}<li>{{x}}</li>{{else}}<li>none</li>{{/each}}</ul>",

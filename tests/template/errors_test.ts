@@ -91,6 +91,20 @@ const SYNTAX: Case[] = [
     a: "\n{{a..b}}",
   }],
   [
+    "an error inside an indented partial",
+    "<main>\n        {{> p}}\n</main>\n",
+    "p.html:4:20",
+    /^Unsupported "<!--" inside <script>/,
+    { p: "<div>\n<p>one</p>\n<p>two</p>\n<script>var a = 1; <!-- x</script>\n</div>\n" },
+  ],
+  [
+    "an error inside a partial indented twice",
+    "<main>\n  {{> a}}\n</main>\n",
+    "b.html:3:9",
+    /^Unsupported "<!--" inside <script>/,
+    { a: "<div>\n  {{> b}}\n</div>\n", b: "<p>\n1\n<script><!--</script>\n</p>\n" },
+  ],
+  [
     "a value used as an object",
     "{{user}}\n{{user.name}}",
     "t.html:2:3",
@@ -135,6 +149,19 @@ const UNSAFE: Case[] = [
     "<iframe>{{c}}</iframe>",
     "t.html:1:9",
     /inside <iframe>: its content is raw text/,
+  ],
+  [
+    "a raw value inside <noscript>",
+    "<noscript>{{{c}}}</noscript>",
+    "t.html:1:11",
+    /inside <noscript>: where scripting runs its content is raw text/,
+  ],
+  [
+    // with scripting, "</noscript>" in the title ends the element and the <img> is live
+    "an event handler behind a </noscript> in an attribute",
+    '<noscript><p title="</noscript><img src=x onerror={{c}}>"></p></noscript>',
+    "t.html:1:51",
+    /on\*|event handler|onerror/,
   ],
   [
     "in an unquoted value",
@@ -334,6 +361,135 @@ const UNSAFE: Case[] = [
     { p: "{{x}}" },
   ],
   ["a partial in a tag name", "<{{> p}}>", "t.html:1:2", /in a tag name/, { p: "div" }],
+  // Inside SVG and MathML, <title>, <textarea> and <style> hold markup, not text (§13.2.6.5).
+  [
+    "an event handler in an SVG <title>",
+    '<svg><title><img src="x" onerror="{{ x }}"></title></svg>',
+    "t.html:1:35",
+    /^Unsafe \{\{x\}\} in event-handler attribute "onerror"/,
+  ],
+  [
+    "an event handler in an SVG <textarea>",
+    '<svg><textarea><img src="x" onerror="{{ x }}"></textarea></svg>',
+    "t.html:1:38",
+    /event-handler attribute "onerror"/,
+  ],
+  [
+    "a URL start in a MathML <title>",
+    '<math><title><a href="{{ x }}">a</a></title></math>',
+    "t.html:1:23",
+    /start of URL attribute "href"/,
+  ],
+  [
+    "an event handler after an SVG <style>",
+    "<svg><style><img src=x onerror='{{x}}'></style></svg>",
+    "t.html:1:33",
+    /event-handler attribute "onerror"/,
+  ],
+  [
+    "inside an SVG <script>",
+    "<svg><script>go({{x}})</script></svg>",
+    "t.html:1:17",
+    /^Unsafe \{\{x\}\} inside <svg> <script>: HTML escaping does not make JavaScript safe/,
+  ],
+  [
+    "inside an SVG <style>",
+    "<svg><style>a { fill: {{c}} }</style></svg>",
+    "t.html:1:23",
+    /inside <svg> <style>: HTML escaping does not make CSS safe/,
+  ],
+  [
+    "a tag that a CDATA section hides",
+    "<svg><![CDATA[ > <p title=\"]]><img src=x onerror='{{x}}'></svg>",
+    "t.html:1:51",
+    /event-handler attribute "onerror"/,
+  ],
+  ["in a CDATA section", "<svg><![CDATA[{{x}}]]></svg>", "t.html:1:15", /inside a CDATA section/],
+  [
+    "raw HTML inside <svg>",
+    "<svg><g>{{{icon}}}</g></svg>",
+    "t.html:1:9",
+    /^Unsafe \{\{\{icon\}\}\} inside <svg>: raw HTML is only allowed outside SVG and MathML/,
+  ],
+  [
+    "an SVG animation value",
+    '<svg><a><animate attributeName="href" values="{{ x }}"/><text>x</text></a></svg>',
+    "t.html:1:47",
+    /^Unsafe \{\{x\}\} in attribute "values" of <animate>: SVG animation can set an href/,
+  ],
+  [
+    "an unclosed <svg>",
+    "<svg><g>\n",
+    "t.html:2:1",
+    /^Unclosed <svg>: the template ends inside <svg><g>/,
+  ],
+  [
+    "an end tag that may close an <svg>",
+    "<div><svg><g></div>",
+    "t.html:1:14",
+    /^Cannot follow <\/div> inside <svg><g>/,
+  ],
+  [
+    "a </foreignObject> that an open <p> makes HTML ignore",
+    "<svg><foreignObject><p>x</foreignObject><title>{{t}}</title></svg>",
+    "t.html:1:25",
+    /^Cannot follow <\/foreignobject> inside <svg><foreignobject><p>/,
+  ],
+  [
+    "markup inside <annotation-xml>",
+    '<math><annotation-xml encoding="text/html"><textarea>{{x}}</textarea></annotation-xml></math>',
+    "t.html:1:44",
+    /^Cannot tell whether <textarea> inside <annotation-xml> is HTML or MathML/,
+  ],
+  [
+    "a <font> inside <svg>",
+    "<svg><font color=red></font></svg>",
+    "t.html:1:6",
+    /^Unsupported <font> inside <svg>/,
+  ],
+  // The URL is read after character references are decoded.
+  [
+    "a decimal reference in the scheme",
+    '<a href="&#106;avascript:{{ x }}">a</a>',
+    "t.html:1:26",
+    /"javascript:" URL in attribute "href"/,
+  ],
+  [
+    "a hexadecimal reference in the scheme",
+    '<a href="&#x6A;avascript&#X3a;{{ x }}">a</a>',
+    "t.html:1:31",
+    /"javascript:" URL/,
+  ],
+  [
+    "a numeric reference for the colon",
+    '<a href="javascript&#58;{{ x }}">a</a>',
+    "t.html:1:25",
+    /"javascript:" URL/,
+  ],
+  [
+    "a numeric reference without its semicolon",
+    '<a href="javascript&#0058 {{ x }}">a</a>',
+    "t.html:1:27",
+    /"javascript:" URL/,
+  ],
+  [
+    "a tab reference in the scheme",
+    '<a href="java&#x09;script:{{ x }}">a</a><a href="java&Tab;script:{{ x }}">b</a>',
+    "t.html:1:27",
+    /"javascript:" URL/,
+  ],
+  [
+    "a named reference for the colon",
+    '<a href="vbscript&colon;{{ x }}">a</a>',
+    "t.html:1:25",
+    /"javascript:" URL/,
+  ],
+  [
+    "a reference that a value may complete",
+    '<a href="javascript&#58{{ x }}">a</a>',
+    "t.html:1:24",
+    /start of URL attribute "href"/,
+  ],
 ];
 
 for (const [name, source, at, reason, partials] of [...SYNTAX, ...UNSAFE]) {
@@ -374,6 +530,32 @@ const SAFE: [name: string, source: string][] = [
   ["a closing script in an attribute", '<p title="</script>{{x}}">'],
   ["a raw value in content", "<div>{{{body}}}</div>"],
   ["a literal brace pair", "<script>var o = {a: 1}; var t = `\\{{x}}`;</script>"],
+  [
+    "values in SVG and MathML",
+    '<svg viewBox="0 0 8 8"><title>{{t}}</title><text x="1">{{t}}</text><circle r="{{r}}"/>' +
+    '<a href="/p/{{id}}"><path d="{{d}}"></path></a></svg><math><mi>{{v}}</mi></math>',
+  ],
+  [
+    "HTML raw text and RCDATA after SVG and MathML",
+    '<svg><path d="M0 0"></svg><math><mi>x</math><svg/><title>{{t}}</title>' +
+    "<textarea>{{t}}</textarea>",
+  ],
+  [
+    "HTML inside <foreignObject>, <desc> and <mi>",
+    "<svg><foreignObject><div><textarea>{{t}}</textarea></div></foreignObject>" +
+    "<desc><title>{{t}}</title></desc></svg><math><mi><textarea>{{t}}</textarea></mi></math>",
+  ],
+  ["an HTML tag that ends SVG", "<svg><g><p>{{x}}</p><textarea>{{x}}</textarea>"],
+  [
+    "blocks and escaped values around SVG",
+    "{{#if a}}<svg>{{#each xs as x}}<g/>{{/each}}</svg>{{/if}}",
+  ],
+  ["an SVG CDATA section", "<svg><style><![CDATA[ a > b { } ]]></style><text>{{x}}</text></svg>"],
+  ["an escaped ampersand in a query", '<a href="?a=1&amp;b={{b}}&c">x</a>'],
+  ["a reference after the scheme is fixed", '<a href="/&#58;{{x}}">x</a>'],
+  ["a fixed scheme written with a reference", '<a href="https&#58;//x.dev/{{p}}">x</a>'],
+  ["a reference for a slash", '<a href="&sol;{{p}}">x</a>'],
+  ["a non-ASCII reference in a would-be scheme", '<a href="java&nbsp;script:{{p}}">x</a>'],
 ];
 
 for (const [name, source] of SAFE) {
