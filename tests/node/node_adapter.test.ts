@@ -3,14 +3,7 @@
 // connections, nanosecond mtimes; and Node's side of every flag in runtime_differences.ts,
 // each test named after its flag.
 import { createHash } from "node:crypto";
-import {
-  mkdtempSync,
-  rmSync,
-  statSync,
-  truncateSync,
-  utimesSync,
-  writeFileSync,
-} from "node:fs";
+import { mkdtempSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
 import * as http from "node:http";
 import * as http2 from "node:http2";
 import { connect, type Socket } from "node:net";
@@ -24,10 +17,7 @@ import * as weft from "weft";
 import * as wsgi from "weft/wsgi";
 import { eventually, withDeadline } from "../_deadline.ts";
 import { caFile, cert, curl, key } from "./env.ts";
-import {
-  RUNTIME_DIFFERENCES,
-  type RuntimeDifferenceName,
-} from "./runtime_differences.ts";
+import { RUNTIME_DIFFERENCES, type RuntimeDifferenceName } from "./runtime_differences.ts";
 
 const QUIET = { hostname: "127.0.0.1", port: 0, onListen() {} };
 
@@ -127,9 +117,7 @@ function readUntil(socket: Socket, pattern: RegExp): Promise<string> {
 function readToClose(socket: Socket, ms: number): Promise<string> {
   let seen = "";
   socket.on("data", (chunk: Buffer) => seen += chunk.toString("latin1"));
-  const closed = new Promise<string>((resolve) =>
-    socket.once("close", () => resolve(seen))
-  );
+  const closed = new Promise<string>((resolve) => socket.once("close", () => resolve(seen)));
   return withDeadline(closed, ms, "the server to close the connection").catch(
     (error) => {
       socket.destroy();
@@ -437,9 +425,7 @@ describe("requests", () => {
       );
       assert.ok(
         beforeReading <= 24 * chunk.byteLength,
-        `${
-          beforeReading / chunk.byteLength
-        } MiB went out before the app read anything`,
+        `${beforeReading / chunk.byteLength} MiB went out before the app read anything`,
       );
       assert.deepEqual(JSON.parse(await answer), {
         total: totalMiB * chunk.byteLength,
@@ -468,8 +454,7 @@ describe("requests", () => {
     const app = weft.router([
       weft.get(
         "/one",
-        () =>
-          new Response(ReadableStream.from([new TextEncoder().encode("one")])),
+        () => new Response(ReadableStream.from([new TextEncoder().encode("one")])),
       ),
       weft.get("/two", () =>
         new Response(
@@ -883,9 +868,7 @@ describe("HTTP/2 streams", () => {
       );
       assert.ok(
         beforeReading <= 8 * chunk.byteLength,
-        `${
-          beforeReading / chunk.byteLength
-        } MiB went out before the app read anything`,
+        `${beforeReading / chunk.byteLength} MiB went out before the app read anything`,
       );
       assert.deepEqual(await result, {
         status: 200,
@@ -998,9 +981,7 @@ describe("HTTP/2 streams", () => {
         ":path": "/echo",
         expect: "100-continue",
       });
-      const continued = new Promise<void>((resolve) =>
-        stream.once("continue", resolve)
-      );
+      const continued = new Promise<void>((resolve) => stream.once("continue", resolve));
       const result = answer(stream);
       await withDeadline(continued, 5_000, "the 100 response");
       stream.end("after continue");
@@ -1021,11 +1002,9 @@ describe("limits and shutdown", () => {
     const app = weft.router([weft.get("/", () => new Response("ok"))]);
     for (const tls of [false, true]) {
       await withServer(app, async (base) => {
-        const flags = tls
-          ? ["--http1.1", "--cacert", (await import("./env.ts")).caFile]
-          : [
-            "--http1.1",
-          ];
+        const flags = tls ? ["--http1.1", "--cacert", (await import("./env.ts")).caFile] : [
+          "--http1.1",
+        ];
         const ok = await curl([
           ...flags,
           "-H",
@@ -1129,18 +1108,14 @@ describe("limits and shutdown", () => {
       "GET /quick HTTP/1.1\r\nhost: localhost\r\n\r\n",
     );
     await readUntil(idle, /quick$/);
-    const idleClosed = new Promise<void>((resolve) =>
-      idle.once("close", () => resolve())
-    );
+    const idleClosed = new Promise<void>((resolve) => idle.once("close", () => resolve()));
     // half a head: node:http stops timing heads once the server closes, so it is closed, not
     // waited for (as Deno.serve does)
     const stalled = await rawRequest(
       server.addr.port,
       "GET /quick HTTP/1.1\r\nhost: loc",
     );
-    const stalledClosed = new Promise<void>((resolve) =>
-      stalled.once("close", () => resolve())
-    );
+    const stalledClosed = new Promise<void>((resolve) => stalled.once("close", () => resolve()));
     const busy = await rawRequest(
       server.addr.port,
       "GET /slow HTTP/1.1\r\nhost: localhost\r\n\r\n",
@@ -1190,9 +1165,7 @@ describe("limits and shutdown", () => {
       "the handshake",
     );
     tls.write("GET / HTTP/1.1\r\nhost: loc");
-    const closed = new Promise<void>((resolve) =>
-      tls.once("close", () => resolve())
-    );
+    const closed = new Promise<void>((resolve) => tls.once("close", () => resolve()));
     tls.resume();
     const closing = server.shutdown();
     await withDeadline(
@@ -1208,16 +1181,12 @@ describe("limits and shutdown", () => {
     const app = weft.router([held.route]);
     const server = weft.serve(app, QUIET);
     const session = http2.connect(`http://127.0.0.1:${server.addr.port}`);
-    const goaway = new Promise<void>((resolve) =>
-      session.once("goaway", () => resolve())
-    );
+    const goaway = new Promise<void>((resolve) => session.once("goaway", () => resolve()));
     const stream = session.request({ ":path": "/slow" });
     let body = "";
     stream.setEncoding("utf8");
     stream.on("data", (chunk: string) => body += chunk);
-    const ended = new Promise<void>((resolve) =>
-      stream.once("end", () => resolve())
-    );
+    const ended = new Promise<void>((resolve) => stream.once("end", () => resolve()));
     await withDeadline(held.reached, 5_000, "the stream to reach its handler");
     const closing = server.shutdown();
     await withDeadline(goaway, 2_000, "GOAWAY");
@@ -1242,9 +1211,7 @@ describe("timeouts", () => {
   // after 3 s, far below every default timeout.
   function closes(socket: Socket, what: string): Promise<void> {
     socket.resume();
-    const closed = new Promise<void>((resolve) =>
-      socket.once("close", () => resolve())
-    );
+    const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
     return withDeadline(closed, 3_000, what).finally(() => socket.destroy());
   }
 
@@ -1255,12 +1222,10 @@ describe("timeouts", () => {
   test("serve() refuses a timeout that is not a non-negative number", () => {
     for (const headersTimeout of [-1, NaN, Infinity]) {
       assert.throws(
-        () =>
-          weft.serve(() => new Response("no"), { ...QUIET, headersTimeout }),
+        () => weft.serve(() => new Response("no"), { ...QUIET, headersTimeout }),
         {
           name: "RangeError",
-          message:
-            `Cannot serve: headersTimeout ${headersTimeout} is not a non-negative number ` +
+          message: `Cannot serve: headersTimeout ${headersTimeout} is not a non-negative number ` +
             "of milliseconds",
         },
       );
@@ -1283,9 +1248,7 @@ describe("timeouts", () => {
         port,
         "GET / HTTP/1.1\r\nhost: localhost\r\n",
       );
-      const answer = readUntil(partial, /\r\n\r\n/).catch((error) =>
-        error.message
-      );
+      const answer = readUntil(partial, /\r\n\r\n/).catch((error) => error.message);
       await Promise.all([
         closes(silent, "a silent connection to close"),
         closes(partial, "a connection with half a head to close"),
@@ -1320,9 +1283,7 @@ describe("timeouts", () => {
         const drip = setInterval(() => {
           if (!socket.destroyed) socket.write(`x-drip-${Date.now()}: 1\r\n`);
         }, 100);
-        const closed = new Promise<void>((resolve) =>
-          socket.once("close", () => resolve())
-        );
+        const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
         // headersTimeout (300 ms), the check after it (75 ms), then 5 s to read the answer
         await withDeadline(closed, 9_000, "the server to cut the connection")
           .finally(() => {
@@ -1438,9 +1399,7 @@ describe("files", () => {
             stop();
           }
         });
-        const closed = new Promise<void>((resolve) =>
-          socket.once("close", () => resolve())
-        );
+        const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
         await withDeadline(oneMiB, 10_000, "the first MiB");
         // 2. the file shrinks under the server's feet; the client reads on
         truncateSync(file, MiB);
@@ -1514,9 +1473,7 @@ describe("websockets", () => {
       for (const version of ["HTTP/1.0", ""]) {
         const socket = await rawRequest(
           server.addr.port,
-          `GET /ws${
-            version ? " " + version : ""
-          }\r\nHost: x\r\nUpgrade: websocket\r\n` +
+          `GET /ws${version ? " " + version : ""}\r\nHost: x\r\nUpgrade: websocket\r\n` +
             "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n" +
             "Sec-WebSocket-Version: 13\r\n\r\n",
         );
@@ -1546,9 +1503,7 @@ describe("websockets", () => {
         client.once("open", resolve);
         client.once("error", reject);
       });
-      const serverPing = new Promise<void>((resolve) =>
-        client.once("ping", () => resolve())
-      );
+      const serverPing = new Promise<void>((resolve) => client.once("ping", () => resolve()));
       client.ping();
       await withDeadline(serverPing, 5_000, "the server's ping");
       await eventually(
@@ -1570,9 +1525,7 @@ describe("websockets", () => {
         client.once("open", resolve);
         client.once("error", reject);
       });
-      const closed = new Promise<number>((resolve) =>
-        client.once("close", resolve)
-      );
+      const closed = new Promise<number>((resolve) => client.once("close", resolve));
       const part = new Uint8Array(800);
       client.send(part, { fin: false, binary: true });
       client.send(part, { fin: false, binary: true }); // 1,600 bytes, message not finished
