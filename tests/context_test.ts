@@ -135,3 +135,13 @@ Deno.test("ctx.var, ctx.set() and ctx.get() share one store per request", () => 
   assert.equal(ctx.get("n"), 2);
   assert.equal(new Context<{ id: string }, { n: number }>(req()).get("n"), undefined);
 });
+
+Deno.test("ctx.path is / when the authority is followed by a query (RFC 3986 §3.3)", () => {
+  // a runtime may hand over the target of an absolute-form request as it came
+  const request = (url: string) => ({ url, headers: new Headers() }) as unknown as Request;
+  for (const url of ["http://a.example?x=/admin", "http://a.example?", "https://a.example"]) {
+    assert.equal(new Context(request(url)).path, "/", url);
+  }
+  assert.equal(new Context(request("http://a.example/b/c?x=/d")).path, "/b/c");
+  assert.equal(new Context(request("http://a.example:8000/?x")).path, "/");
+});

@@ -323,6 +323,26 @@ export const appCases: Record<string, Case> = {
     });
   },
 
+  async "an absolute-form target without a path is routed as /, not on its query"(env) {
+    const { get, router } = env.weft;
+    const app = router([
+      get("/", (ctx) => ctx.json({ route: ctx.route, path: ctx.path })),
+      get("/admin/*rest", () => new Response("admin")),
+    ]);
+    await withServer(env, app, async (base) => {
+      const { port } = new URL(base);
+      for (const target of ["http://example.com?x=/admin/secret", "http://example.com/?x=/admin"]) {
+        const answer = await rawRequest(
+          env,
+          port,
+          `GET ${target} HTTP/1.1\r\nHost: example.com\r\nConnection: close\r\n\r\n`,
+        );
+        assert.match(answer, /^HTTP\/1\.1 200 /, target);
+        assert.ok(answer.endsWith('{"route":"/","path":"/"}'), `${target}: ${answer}`);
+      }
+    });
+  },
+
   async "a request with Upgrade and a body is refused with 400, never served without its body"(
     env,
   ) {
