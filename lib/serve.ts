@@ -6,6 +6,7 @@
  */
 import { createApp, type InternalApp, RESPOND } from "./_app.ts";
 import { problem } from "./http/problem.ts";
+import { describeError } from "./http/_log_escape.ts";
 import { serve as runtimeServe, writeStderr } from "./server/deno.ts";
 import type { ConnInfo, FetchFunction, ServerAddr } from "./server/types.ts";
 import type { App, Handler } from "./types.ts";
@@ -132,7 +133,12 @@ export function serve(
       const shown = addr.hostname === "0.0.0.0" ? "localhost" : addr.hostname;
       writeStderr(`Listening on ${tls ? "https" : "http"}://${shown}:${addr.port}/\n`);
     }),
-    onError: () => problem({ status: 500 }),
+    // What fails outside a Weft app's own recovery (a handler of a plain fetch app that throws,
+    // a response the runtime cannot send): logged as the app's errors are, then a 500.
+    onError: (error) => {
+      console.error(`weft: a request failed in the server: ${describeError(error)}`);
+      return problem({ status: 500 });
+    },
     app: weft,
   });
 }

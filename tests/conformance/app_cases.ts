@@ -323,6 +323,29 @@ export const appCases: Record<string, Case> = {
     });
   },
 
+  async "a plain fetch app that throws gets a 500 problem, and the error is logged escaped"(env) {
+    const logged: string[] = [];
+    const quietErrors = console.error;
+    console.error = (...args: unknown[]) => logged.push(args.map(String).join(" "));
+    try {
+      const app = {
+        fetch(): Response {
+          throw new Error("plain fetch failed\r\nforged: line");
+        },
+      };
+      await withServer(env, app as unknown as Weft.App, async (base) => {
+        const res = await env.curl(["--http1.1", `${base}/`]);
+        assert.equal(res.status, 500);
+        assert.equal(res.headers.get("content-type"), "application/problem+json");
+      });
+      const line = logged.find((text) => text.includes("plain fetch failed"));
+      assert.ok(line !== undefined, `nothing logged: ${JSON.stringify(logged)}`);
+      assert.ok(line.includes("plain fetch failed\\x0d\\x0aforged: line"), line);
+    } finally {
+      console.error = quietErrors;
+    }
+  },
+
   async "an absolute-form target without a path is routed as /, not on its query"(env) {
     const { get, router } = env.weft;
     const app = router([

@@ -45,9 +45,12 @@ for (const shortcuts of [true, false]) {
     beforeAll(() => {
       useThenShortcut(shortcuts);
       // Without the callback, every serve() of the suite gets the app's entry point as a plain
-      // fetch(), whose promise the adapter awaits as it does any other app's.
+      // fetch(), whose promise the adapter awaits as it does any other app's (a case's own plain
+      // fetch app is served as it is).
       ({ env, stop } = startEnv(
-        shortcuts ? undefined : (app) => ({ fetch: (app as { [RESPOND]: never })[RESPOND] }),
+        shortcuts
+          ? undefined
+          : (app) => RESPOND in app ? { fetch: (app as { [RESPOND]: never })[RESPOND] } : app,
       ));
     });
     afterAll(async () => {
