@@ -202,7 +202,9 @@ function check(options: SseOptions): {
  *   `id` with a line break, or `id` with NULL, throw a TypeError at `send()`.
  * - **Heartbeats**: a comment every `heartbeat` ms, sent when nothing is queued. Both runtimes
  *   cancel the body as soon as a client closes its connection or resets its HTTP/2 stream; a
- *   connection that vanished without a word is noticed when the next heartbeat is written.
+ *   connection that vanished without a word is noticed when the next heartbeat is written. A
+ *   stream of which nothing was read by the first heartbeat is ended (kind `"client"`): its
+ *   response never reached a client (a middleware answered with another one after `next()`).
  * - **Back-pressure**: events wait in a queue bounded by `highWaterMark` bytes; past it the
  *   `overflow` policy applies (`"disconnect"` by default). The runtime's and the kernel's
  *   socket buffers come before this queue, so a slow client holds that much more.
@@ -387,9 +389,18 @@ class EventStream implements SseStream {
   }
 
   heartbeat(): void {
+    if (this.#ended) return;
+    const waiting = this.bufferedAmount;
+    // Nothing taken since the stream began, a heartbeat period later: no server is sending this
+    // body (a middleware answered with another response, or the client's HTTP/2 window never
+    // opened). It ends as for a client that left, so its handler and timers stop.
+    if (waiting === this.#enqueued) {
+      this.end(new SseClosed("client", "Nothing read the stream"), true);
+      return;
+    }
     // Only on an empty queue: a queued event reaches the socket anyway, and a heartbeat must
     // never be the send that overflows.
-    if (!this.#ended && this.bufferedAmount === 0) this.#write(":\n", false);
+    if (waiting === 0) this.#write(":\n", false);
   }
 
   close(): void {

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import {
   chain,
   get,
+  HttpError,
   type Middleware,
   router,
   serve,
@@ -216,4 +217,30 @@ Deno.test("sse() ends with the shutdown comment a stream whose body had not star
     release();
     await withDeadline(server.shutdown(), 10_000, "the server to shut down");
   }
+});
+
+Deno.test("sse() ends a stream whose response a middleware replaced, at the first heartbeat", async () => {
+  let ended!: (kind: string) => void;
+  const closed = new Promise<string>((resolve) => ended = resolve);
+  let ticks = 0;
+  const deny: Middleware = async (_ctx, next) => {
+    await next();
+    throw new HttpError(403, "Not for you"); // the event stream is dropped
+  };
+  const app = chain(
+    [deny],
+    router([get("/events", (ctx) =>
+      sse(ctx, async (stream) => {
+        const timer = setInterval(() => stream.send(`tick ${++ticks}`), 10);
+        await stream.closed;
+        clearInterval(timer);
+        ended((stream.signal.reason as SseClosed).kind);
+      }, { heartbeat: 50 }))]),
+  );
+  const res = await app.fetch(new Request("http://localhost/events"));
+  assert.equal(res.status, 403);
+  assert.equal(await withDeadline(closed, 5_000, "the dropped stream to end"), "client");
+  const after = ticks;
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal(ticks, after, "its timer stopped");
 });
