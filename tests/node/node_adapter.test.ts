@@ -1022,6 +1022,25 @@ describe("limits and shutdown", () => {
     });
   });
 
+  test(`${flag("hostlessHttp11")} an HTTP/1.1 request without Host gets 400; HTTP/1.0 is served`, async () => {
+    let calls = 0;
+    const app = (() => {
+      calls++;
+      return new Response("reached");
+    }) as Parameters<typeof weft.serve>[0];
+    await withServer(app, async (_base, server) => {
+      const http11 = await rawRequest(
+        server.addr.port,
+        "GET / HTTP/1.1\r\nConnection: close\r\n\r\n",
+      );
+      assert.match(await readToClose(http11, 5_000), /^HTTP\/1\.1 400 /);
+      assert.equal(calls, 0);
+      const http10 = await rawRequest(server.addr.port, "GET / HTTP/1.0\r\n\r\n");
+      assert.match(await readToClose(http10, 5_000), /^HTTP\/1\.[01] 200 [^]*reached$/);
+      assert.equal(calls, 1);
+    });
+  });
+
   test(`${flag("listenAddress")} with a host name, the port is known from onListen on`, async () => {
     let listened!: (port: number) => void;
     const port = new Promise<number>((resolve) => listened = resolve);

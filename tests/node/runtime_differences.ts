@@ -84,6 +84,13 @@ export const RUNTIME_DIFFERENCES = {
     node: "llhttp answers methods it does not know (e.g. FOO) with 400 before Weft sees them",
     why: "node:http's parser has a fixed method table",
   },
+  hostlessHttp11: {
+    deno: "an HTTP/1.1 request without Host is served, its URL naming localhost and the port",
+    node: "node:http answers it 400 before Weft sees it (RFC 9112 §3.2); HTTP/1.0 without Host " +
+      "is served on both",
+    why: "Deno.serve does not tell the app a request's HTTP version, and HTTP/1.0 may omit Host: " +
+      "refusing every request without Host would refuse HTTP/1.0 clients",
+  },
   stalledStreamShutdown: {
     deno: "shutdown() ends an event stream whose client stopped reading (its signal aborts), " +
       "but Deno.serve, blocked writing to that client, finishes the response only once the " +
