@@ -58,7 +58,7 @@ import {
 import { serveStreams } from "./_node_h2.ts";
 import { installResponse, isResponse } from "./_node_response.ts";
 import { bodyAtHand } from "./_node_send.ts";
-import { upgradeWebSocket } from "./_node_ws.ts";
+import { SHUTDOWN_REASON, upgradeWebSocket, WS_CLOSE_GRACE_MS } from "./_node_ws.ts";
 import type {
   FetchFunction,
   LoadCompression,
@@ -70,11 +70,6 @@ import type {
 
 export { bodyAtHand, fs, isResponse, upgradeWebSocket };
 
-// The close reason and grace time of _node_ws.ts's WebSockets, written here again rather than
-// imported: this module would otherwise load the WebSocket glue, which apps that accept no
-// WebSocket never need (tests/node/server.test.ts checks the shutdown's close frame).
-const SHUTDOWN_REASON = "Server shutting down";
-const WS_CLOSE_GRACE_MS = 2_000;
 
 /**
  * Whether `clone()` of a response with a string body is cheap: not on Node, where undici's
