@@ -70,7 +70,6 @@ import type {
 
 export { bodyAtHand, fs, isResponse, upgradeWebSocket };
 
-
 /**
  * Whether `clone()` of a response with a string body is cheap: not on Node, where undici's
  * clone of a body tees a stream (and a clone of a clone tees again).
