@@ -75,6 +75,25 @@ function flag(name: RuntimeDifferenceName): string {
   return `[${name}]`;
 }
 
+// A TLS connection that negotiated HTTP/1.1, once its handshake is done.
+async function tlsHttp11(port: number): Promise<ReturnType<typeof connectTls>> {
+  const tls = connectTls({
+    port,
+    host: "127.0.0.1",
+    servername: "localhost",
+    ca: cert,
+    ALPNProtocols: ["http/1.1"],
+  });
+  tls.on("error", () => {});
+  await withDeadline(
+    new Promise((r) => tls.once("secureConnect", r)),
+    3_000,
+    "the TLS handshake",
+    { onTimeout: () => tls.destroy() },
+  );
+  return tls;
+}
+
 function rawRequest(port: number, text: string): Promise<Socket> {
   let socket: Socket | undefined;
   return withDeadline(
@@ -1101,15 +1120,7 @@ describe("limits and shutdown", () => {
 
   test("shutdown() closes a TLS HTTP/1.1 connection with half a head", async () => {
     const server = weft.serve(() => new Response("tls"), { ...QUIET, cert, key });
-    const tls = connectTls({
-      port: server.addr.port,
-      host: "127.0.0.1",
-      servername: "localhost",
-      ca: cert,
-      ALPNProtocols: ["http/1.1"],
-    });
-    tls.on("error", () => {});
-    await withDeadline(new Promise((r) => tls.once("secureConnect", r)), 3_000, "the handshake");
+    const tls = await tlsHttp11(server.addr.port);
     tls.write("GET / HTTP/1.1\r\nhost: loc");
     const closed = new Promise<void>((resolve) => tls.once("close", () => resolve()));
     tls.resume();
@@ -1257,19 +1268,7 @@ describe("timeouts", () => {
       // 1. no ClientHello at all
       await closes(await open(server.addr.port), "a silent TLS connection to close");
       // 2. a handshake, then half a head over HTTP/1.1: headersTimeout holds behind TLS too
-      const tls = connectTls({
-        port: server.addr.port,
-        host: "127.0.0.1",
-        servername: "localhost",
-        ca: cert,
-        ALPNProtocols: ["http/1.1"],
-      });
-      tls.on("error", () => {});
-      await withDeadline(
-        new Promise((r) => tls.once("secureConnect", r)),
-        3_000,
-        "the TLS handshake",
-      );
+      const tls = await tlsHttp11(server.addr.port);
       tls.write("GET / HTTP/1.1\r\nhost: localhost\r\n");
       await closes(tls as unknown as Socket, "a TLS connection with half a head to close");
     } finally {
