@@ -10,12 +10,17 @@
 //      write the package.json (exports derived from deno.json's, each with a "require" file
 //      that throws an error saying the package is ESM only), the README for Node users
 //      (scripts/npm_readme.md) and LICENSE;
+//      `ws` goes in as an ES module of its own (lib/server/_ws.js, its license at the top,
+//      built with esbuild from the version deno.json names): a CommonJS package in the graph
+//      would need a `require` that an ES module bundle of an app does not have, and would
+//      bring esbuild's CommonJS helpers into the chunk every app loads;
 //   4. verify: every relative specifier in npm/ resolves to a file, no `.ts`/`npm:`/`jsr:`
-//      specifier is left, and no file of the Deno adapter slipped in.
+//      specifier is left, no module imports `ws`, and no file of the Deno adapter slipped in.
 //
 //   deno run -A scripts/build_npm.ts
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import * as esbuild from "esbuild";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url)).replace(/\/$/, "");
 const STAGE = join(ROOT, ".build");
@@ -235,6 +240,8 @@ async function complete(
   if (dependencies.ws === undefined) {
     throw new Error("deno pack found no dependency on ws");
   }
+  await vendorWs(config);
+  delete dependencies.ws;
   // weft/jwt (lib/jwt/mod.ts) verifies tokens with jose; the core stays free of it.
   if (dependencies.jose === undefined) {
     throw new Error("deno pack found no dependency on jose (weft/jwt needs it)");
@@ -267,6 +274,57 @@ async function complete(
   return dropped;
 }
 
+/** The module of the Node adapter that imports `ws`, and the vendored module it imports. */
+const WS_IMPORTER = "lib/server/_node_ws_handshake.js";
+const WS_VENDORED = "lib/server/_ws.js";
+
+/**
+ * Writes `ws` (the version deno.json maps "ws" to) as one ES module with its license, and points
+ * the adapter's import at it. ws `require()`s Node's built-in modules (and the optional
+ * bufferutil and utf-8-validate, which it does without when they are absent): the module makes
+ * its own `require` with createRequire, based on the working directory, so that it needs
+ * nothing of the app's bundle, in either output format.
+ */
+async function vendorWs(config: DenoConfig): Promise<void> {
+  const mapped = /^npm:ws@(\d+\.\d+\.\d+)$/.exec(config.imports?.ws ?? "");
+  if (mapped === null) throw new Error('deno.json must map "ws" to npm:ws@<exact version>');
+  const version = mapped[1];
+  const info = JSON.parse(await run(Deno.execPath(), ["info", "--json"], ROOT));
+  const dir = join(info.npmCache, "registry.npmjs.org", "ws", version);
+  const license = await Deno.readTextFile(join(dir, "LICENSE")).catch(() => {
+    throw new Error(`ws ${version} is not in Deno's npm cache (${dir}), where deno pack puts it`);
+  });
+  try {
+    await esbuild.build({
+      entryPoints: [join(dir, "wrapper.mjs")],
+      bundle: true,
+      format: "esm",
+      platform: "node",
+      target: "node20",
+      external: ["bufferutil", "utf-8-validate"],
+      outfile: join(OUT, WS_VENDORED),
+      banner: {
+        js: [
+          `/*! ws ${version}, https://github.com/websockets/ws, bundled as an ES module for weft.`,
+          license.trim().replaceAll("*/", "* /"),
+          "*/",
+          'import { createRequire as __weftCreateRequire } from "node:module";',
+          'const require = __weftCreateRequire(process.cwd() + "/");',
+        ].join("\n"),
+      },
+      legalComments: "inline",
+      logLevel: "error",
+    });
+  } finally {
+    await esbuild.stop();
+  }
+  const importer = join(OUT, WS_IMPORTER);
+  const source = await Deno.readTextFile(importer);
+  const rewritten = source.replace(/(\bfrom\s*)(["'])ws\2/, '$1"./_ws.js"');
+  if (rewritten === source) throw new Error(`${WS_IMPORTER} no longer imports "ws"`);
+  await Deno.writeTextFile(importer, rewritten);
+}
+
 /** The CommonJS file that `require(name)` loads: it throws, saying how to load the package. */
 export function requireStub(name: string): string {
   const message = `Cannot require("${name}"): the package is ESM only. Load it with ` +
@@ -292,7 +350,9 @@ async function verify(): Promise<number> {
       problems.push(`${name}: the Deno adapter is in the package`);
     }
     for (const specifier of specifiers(await Deno.readTextFile(file))) {
-      if (/^(npm|jsr|https?|file):/.test(specifier)) {
+      if (specifier === "ws" && name !== WS_VENDORED) {
+        problems.push(`${name}: imports ws, which the package carries as ${WS_VENDORED}`);
+      } else if (/^(npm|jsr|https?|file):/.test(specifier)) {
         problems.push(`${name}: unmapped specifier ${specifier}`);
       } else if (specifier.startsWith(".")) {
         if (!specifier.endsWith(".js")) {

@@ -188,6 +188,9 @@ export function compress(options: CompressOptions = {}): Middleware {
     return loading ??= loadCompression().then((loaded) => {
       runtime = loaded;
       available = wanted.filter((coding) => loaded.codings.includes(coding));
+    }, (error: unknown) => {
+      loading = undefined; // a failed load (the request gets a 500) is tried again next time
+      throw error;
     });
   }
 

@@ -293,7 +293,13 @@ export function staticFiles(options: StaticFilesOptions): Middleware {
   function load(key: string, previous: Entry | null): Promise<Entry | null> {
     let pending = loading.get(key);
     if (pending === undefined) {
-      enginePending ??= import("./_static_respond.ts").then((module) => engine = module);
+      enginePending ??= import("./_static_respond.ts").then(
+        (module) => engine = module,
+        (error) => {
+          enginePending = undefined; // a failed load (the request gets a 500) is tried again
+          throw error;
+        },
+      );
       pending = Promise.all([config ?? resolveRoot(), enginePending])
         .then(([conf, { resolveEntry }]) =>
           conf === null ? null : resolveEntry(conf, key, previous)

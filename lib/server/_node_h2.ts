@@ -10,6 +10,7 @@
 import type * as http2 from "node:http2";
 import { checked, connInfo, handle, type ServerState, settle } from "./_node_http.ts";
 import { send } from "./_node_send.ts";
+import { lazy, UNAVAILABLE } from "./_node_lazy.ts";
 import type { Serving } from "./_node_h2_stream.ts";
 
 function ignore(): void {}
@@ -18,12 +19,7 @@ function ignore(): void {}
 // module that imported them would make a splitting bundler move them into a chunk of their own.
 const SERVING: Serving = { checked, connInfo, handle, settle, send };
 
-let lazy: typeof import("./_node_h2_stream.ts") | undefined;
-let loading: Promise<typeof import("./_node_h2_stream.ts")> | undefined;
-
-function load(): Promise<typeof import("./_node_h2_stream.ts")> {
-  return loading ??= import("./_node_h2_stream.ts").then((module) => lazy = module);
-}
+const streams = lazy("the HTTP/2 stream server", () => import("./_node_h2_stream.ts"));
 
 /**
  * Serves HTTP/2 streams of `server` (_node_h2_stream.ts), tracks its sessions for shutdown,
@@ -38,12 +34,20 @@ export function serveStreams(
   server.removeAllListeners("stream");
   server.on("stream", (stream: http2.ServerHttp2Stream, headers, _flags, raw: string[]) => {
     stream.on("error", ignore); // a reset stream must not crash the process
-    if (lazy !== undefined) lazy.serveStream(state, SERVING, stream, headers, raw);
+    const module = streams.value;
+    if (module !== undefined) module.serveStream(state, SERVING, stream, headers, raw);
     else {
       // The first stream waits for the module, then is served as every later one is.
-      load().then(
+      streams.load().then(
         (module) => module.serveStream(state, SERVING, stream, headers, raw),
-        () => stream.destroy(),
+        () => {
+          if (stream.destroyed || stream.headersSent) {
+            stream.destroy();
+            return;
+          }
+          stream.respond({ ":status": 500, "content-type": "application/problem+json" });
+          stream.end(UNAVAILABLE);
+        },
       );
     }
   });
@@ -59,7 +63,7 @@ export function serveStreams(
   server.on("timeout", (target: unknown) => {
     const session = target as http2.ServerHttp2Session;
     if (typeof session?.goaway !== "function" || session.closed || session.destroyed) return;
-    load().then((module) => module.closeIfIdle(session), ignore);
+    streams.load().then((module) => module.closeIfIdle(session), ignore);
   });
   server.on("sessionError", ignore);
 }

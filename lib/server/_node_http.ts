@@ -21,6 +21,7 @@ import {
 import { type Answer, answerer } from "./_node_answer.ts";
 import { isResponse, NativeResponse } from "./_node_response.ts";
 import { send, type Writer } from "./_node_send.ts";
+import { lazy, UNAVAILABLE } from "./_node_lazy.ts";
 import type { SocketRegistry } from "./_node_ws.ts";
 import type { Mark, Upgrading } from "./_node_upgrade.ts";
 import {
@@ -329,12 +330,21 @@ export function onUpgrade(
 ): void {
   this.h1.delete(socket); // a WebSocket now, which shutdown() closes with 1001
   socket.on("error", ignore); // ECONNRESET before ws takes over must not crash the process
-  if (upgrades !== undefined) upgrades.onUpgrade(this, UPGRADING, incoming, socket, head);
+  const module = upgrades.value;
+  if (module !== undefined) module.onUpgrade(this, UPGRADING, incoming, socket, head);
   else {
     // The first upgrade waits for the module; node:http leaves the socket paused meanwhile.
-    (loadingUpgrades ??= import("./_node_upgrade.ts").then((module) => upgrades = module)).then(
+    upgrades.load().then(
       (module) => module.onUpgrade(this, UPGRADING, incoming, socket, head),
-      () => socket.destroy(),
+      () => {
+        if (socket.destroyed || writing(socket)) socket.destroy();
+        else {
+          socket.end(
+            "HTTP/1.1 500 Internal Server Error\r\ncontent-type: application/problem+json\r\n" +
+              `content-length: ${UNAVAILABLE.length}\r\nconnection: close\r\n\r\n${UNAVAILABLE}`,
+          );
+        }
+      },
     );
   }
 }
@@ -344,9 +354,8 @@ function ignore(): void {}
 // Upgrades are answered by _node_upgrade.ts, loaded on the first one: apps that never see an
 // Upgrade header do not load it, and bundlers that split code keep it out of the entry chunk.
 // What it uses of the eager modules is handed over, not imported (see _node_h2.ts).
-const UPGRADING: Upgrading<ServerState> = { dispatch, problem, send, settle, writing };
-let upgrades: typeof import("./_node_upgrade.ts") | undefined;
-let loadingUpgrades: Promise<typeof import("./_node_upgrade.ts")> | undefined;
+const UPGRADING: Upgrading<ServerState> = { dispatch, lazy, problem, send, settle, writing };
+const upgrades = lazy("the upgrade handler", () => import("./_node_upgrade.ts"));
 
 /**
  * Sets the HTTP/1.1 limits of `state` (before the server listens: node:http starts checking

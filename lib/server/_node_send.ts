@@ -17,6 +17,7 @@ import {
   TEXT_TYPE,
 } from "./_node_response.ts";
 import type { Head, Writer } from "./_node_writer.ts";
+import { lazy } from "./_node_lazy.ts";
 
 export type { Head, Writer } from "./_node_writer.ts";
 
@@ -201,25 +202,25 @@ function write(response: Response, res: Writer, method: string, closing: boolean
   }
   // 4. a stream, by _node_pipe.ts, which loads on the first streamed body
   const length = (found & LENGTH) !== 0;
-  if (pipe !== undefined) {
-    pipe(res, status, head, length, stream, fail).catch(() => fail(res));
+  const module = pipes.value;
+  if (module !== undefined) {
+    module.pipe(res, status, head, length, stream, fail).catch(() => fail(res));
     return;
   }
   let gone = false; // the client left while the module loaded
   const leave = () => gone = true;
   res.once("close", leave);
-  (piping ??= import("./_node_pipe.ts").then((module) => pipe = module.pipe)).then((load) => {
+  pipes.load().then(({ pipe }) => {
     res.off("close", leave);
     if (gone) stream.cancel().catch(() => {});
-    else load(res, status, head, length, stream, fail).catch(() => fail(res));
+    else pipe(res, status, head, length, stream, fail).catch(() => fail(res));
   }, () => {
     stream.cancel().catch(() => {});
     fail(res);
   });
 }
 
-let pipe: typeof import("./_node_pipe.ts").pipe | undefined;
-let piping: Promise<NonNullable<typeof pipe>> | undefined;
+const pipes = lazy("the body pipe", () => import("./_node_pipe.ts"));
 
 function fail(res: Writer): void {
   try {

@@ -10,6 +10,7 @@ import type { Socket } from "node:net";
 import type { ConnInfo } from "./types.ts";
 import type { send } from "./_node_send.ts";
 import type { problem } from "../http/problem.ts";
+import type { Lazy, lazy } from "./_node_lazy.ts";
 import type { Writer } from "./_node_writer.ts";
 import type { PendingSocket, SocketRegistry, Upgrade } from "./_node_ws.ts";
 
@@ -43,18 +44,12 @@ export interface Upgrading<S extends SocketRegistry> {
   /** The response node:http is writing on a socket, if any. */
   readonly writing: (socket: Socket | null) => http.ServerResponse | null | undefined;
   readonly problem: typeof problem;
+  /** lazy() of _node_lazy.ts, for the WebSocket handshake. */
+  readonly lazy: typeof lazy;
 }
-
-type Handshake = typeof import("./_node_ws_handshake.ts").handshake;
-let handshake: Handshake | undefined;
-let loading: Promise<void> | undefined;
 
 // `ws`, with the handshake that uses it, loads on the first upgrade an app accepts.
-function loadWs(): Promise<void> {
-  return loading ??= import("./_node_ws_handshake.ts").then((module) => {
-    handshake = module.handshake;
-  });
-}
+let handshakes: Lazy<typeof import("./_node_ws_handshake.ts")> | undefined;
 
 /** Marks a request and its ConnInfo as an upgrade that upgradeWebSocket() may accept. */
 function markUpgrade(request: Request, info: ConnInfo, upgrade: Upgrade): void {
@@ -64,21 +59,29 @@ function markUpgrade(request: Request, info: ConnInfo, upgrade: Upgrade): void {
 
 /**
  * Completes the handshake when `response` is the 101 that upgradeWebSocket() made for this
- * upgrade; returns false otherwise (the caller answers over HTTP/1.1).
+ * upgrade; returns false otherwise (the caller answers over HTTP/1.1). When the handshake
+ * cannot be loaded, `unavailable` answers instead.
  */
-function acceptWebSocket(upgrade: Upgrade, response: Response): boolean {
+function acceptWebSocket(
+  upgrade: Upgrade,
+  response: Response,
+  handshakes: Lazy<typeof import("./_node_ws_handshake.ts")>,
+  unavailable: () => void,
+): boolean {
   const pending = (response as unknown as Record<symbol, PendingSocket | undefined>)[PENDING];
   if (pending === undefined || pending.upgrade !== upgrade) return false;
-  const accept = () => handshake!(upgrade, response, pending.options, (ws) => pending.bind(ws));
-  if (handshake === undefined) loadWs().then(accept, () => upgrade.socket.destroy());
-  else accept();
+  const accept = ({ handshake }: typeof import("./_node_ws_handshake.ts")) =>
+    handshake(upgrade, response, pending.options, (ws) => pending.bind(ws));
+  const module = handshakes.value;
+  if (module === undefined) handshakes.load().then(accept, unavailable);
+  else accept(module);
   return true;
 }
 
 /** Runs the app for an upgrade request of a server of `state` and answers it. */
 export function onUpgrade<S extends SocketRegistry>(
   state: S,
-  { dispatch, problem, send, settle, writing }: Upgrading<S>,
+  { dispatch, lazy, problem, send, settle, writing }: Upgrading<S>,
   incoming: http.IncomingMessage,
   socket: Socket,
   head: Buffer,
@@ -99,10 +102,9 @@ export function onUpgrade<S extends SocketRegistry>(
   // finish, so that the responses leave in the order of the requests (assigning the socket
   // earlier would also throw ERR_HTTP_SOCKET_ASSIGNED).
   settle(state, result, (response) => {
-    const proceed = () => {
-      if (acceptWebSocket(upgrade, response)) return;
-      // Not a WebSocket (an h2c upgrade offer, or the app refused): answer over HTTP/1.1 and
-      // close.
+    // Not a WebSocket (an h2c upgrade offer, or the app refused), or the handshake could not
+    // be loaded: an answer over HTTP/1.1, then the connection closes.
+    const answer = (response: Response) => {
       if (socket.destroyed || writing(socket)) {
         socket.destroy();
         return;
@@ -112,6 +114,11 @@ export function onUpgrade<S extends SocketRegistry>(
       res.assignSocket(socket);
       res.once("finish", () => socket.destroySoon());
       send(response, res as Writer, method, true);
+    };
+    const proceed = () => {
+      handshakes ??= lazy("the WebSocket handshake (ws)", () => import("./_node_ws_handshake.ts"));
+      const unavailable = () => answer(problem({ status: 500 }));
+      if (!acceptWebSocket(upgrade, response, handshakes, unavailable)) answer(response);
     };
     const busy = writing(socket);
     if (busy) busy.once("close", proceed);

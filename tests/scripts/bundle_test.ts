@@ -3,7 +3,10 @@
 // decode app over a real socket. ctx.decode() needs the schema's decoder in the bundle, so a
 // bundler that dropped it would answer 500 here. The app also echoes over a WebSocket and, on
 // Node, answers over h2c: the Node adapter loads the WebSocket handshake (with ws) and the
-// HTTP/2 stream writer with dynamic imports, which a bundle must carry too.
+// HTTP/2 stream writer with dynamic imports, which a bundle must carry too. The Node builds are
+// made the usual way, with no `require` banner: ws is in the package as an ES module. A split
+// build deployed without one of its lazy chunks answers 500 and says why on standard error,
+// and serves again once the chunk is back.
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
@@ -40,8 +43,24 @@ async function checkServer(
   cmd: string,
   args: string[],
   cwd: string,
-  options: { h2c: boolean },
+  options: { h2c: boolean; missing?: string },
 ) {
+  // The lazy chunks of the upgrade handler and the HTTP/2 stream server, set aside from the
+  // split build in `missing` while the server starts and first serves.
+  let setAside: { from: string; to: string }[] = [];
+  if (options.missing !== undefined) {
+    const dir = options.missing;
+    for (const chunk of [/^_node_upgrade-[\w-]+\.js$/, /^_node_h2_stream-[\w-]+\.js$/]) {
+      const name = [...Deno.readDirSync(dir)].map((e) => e.name).find((n) => chunk.test(n));
+      assert.ok(name !== undefined, `${what}: no chunk matches ${chunk}`);
+      setAside.push({ from: `${dir}/${name}`, to: `${dir}/${name}.aside` });
+    }
+    for (const { from, to } of setAside) await Deno.rename(from, to);
+  }
+  const restore = async () => {
+    for (const { from, to } of setAside) await Deno.rename(to, from);
+    setAside = [];
+  };
   const child = new Deno.Command(cmd, {
     args,
     cwd,
@@ -94,6 +113,25 @@ async function checkServer(
       });
       return { status: res.status, body: await res.text() };
     };
+    if (setAside.length > 0) {
+      // Without the chunks: a 500 problem, the failed load on standard error; with the chunks
+      // back, the next upgrade and the next stream load them and are served.
+      waitingFor = `${what} to refuse an upgrade without its chunk`;
+      const refused = await upgradeStatus(port);
+      assert.match(refused, /^HTTP\/1\.1 500 [^]*application\/problem\+json/, what);
+      waitingFor = `${what} to refuse an h2c stream without its chunk`;
+      const out = await run("curl", [
+        "--silent",
+        "--http2-prior-knowledge",
+        "--max-time",
+        String(DEADLINE_MS / 1000),
+        "--write-out",
+        " %{http_code} %{content_type}",
+        `http://127.0.0.1:${port}/hello`,
+      ], { timeoutMs: DEADLINE_MS, what: `curl of ${what}` });
+      assert.match(out, / 500 application\/problem\+json$/, what);
+      await restore();
+    }
     const created = await post('{"title":"x"}');
     assert.equal(created.status, 201, `${what}: ${created.body}`);
     assert.deepEqual(JSON.parse(created.body), { title: "x" });
@@ -122,7 +160,38 @@ async function checkServer(
     stop();
     await child.status;
     clearTimeout(hardKill);
-    await stderr;
+    await restore();
+  }
+  const errors = await stderr;
+  if (options.missing !== undefined) {
+    for (const part of ["the upgrade handler", "the HTTP/2 stream server"]) {
+      assert.match(
+        errors,
+        new RegExp(`weft: cannot load ${part}: Error \\[ERR_MODULE_NOT_FOUND\\]`),
+        `${what}: the failed load of ${part} is reported`,
+      );
+    }
+  }
+}
+
+// The head of the answer to a WebSocket upgrade of /echo, read over a plain socket.
+async function upgradeStatus(port: number): Promise<string> {
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+  try {
+    await conn.write(new TextEncoder().encode(
+      "GET /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n" +
+        "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n",
+    ));
+    let text = "";
+    const buffer = new Uint8Array(4096);
+    while (!text.includes("\r\n\r\n")) {
+      const n = await conn.read(buffer);
+      if (n === null) break;
+      text += new TextDecoder().decode(buffer.subarray(0, n));
+    }
+    return text;
+  } finally {
+    conn.close();
   }
 }
 
@@ -142,7 +211,7 @@ function echo(port: number, text: string): Promise<string> {
 
 Deno.test({
   name:
-    "bundles of a decode app answer 201 and 400 and echo over a WebSocket (deno bundle; esbuild for Node, with h2c)",
+    "bundles of a decode app answer 201 and 400 and echo over a WebSocket (deno bundle; esbuild for Node, with h2c, no banner)",
   async fn(t) {
     const dir = await Deno.makeTempDir();
     try {
@@ -176,6 +245,14 @@ Deno.test({
           minify: true,
         });
         await checkServer("the split esbuild bundle", "node", [entry], outdir, { h2c: true });
+      });
+      await t.step("the split bundle deployed without two of its lazy chunks", async () => {
+        const outdir = `${dir}/split`;
+        const entry = `${outdir}/entry.js`;
+        await checkServer("the split bundle without two chunks", "node", [entry], outdir, {
+          h2c: true,
+          missing: outdir,
+        });
       });
     } finally {
       await esbuild.stop();
