@@ -280,20 +280,32 @@ const WS_VENDORED = "lib/server/_ws.js";
 
 /**
  * Writes `ws` (the version deno.json maps "ws" to) as one ES module with its license, and points
- * the adapter's import at it. ws `require()`s Node's built-in modules (and the optional
- * bufferutil and utf-8-validate, which it does without when they are absent): the module makes
- * its own `require` with createRequire, based on the working directory, so that it needs
- * nothing of the app's bundle, in either output format.
+ * the adapter's import at it. ws `require()`s Node's built-in modules, and tries the optional
+ * native addons bufferutil and utf-8-validate, doing without them when they are absent. The
+ * module's own `require` gives built-in modules only (process.getBuiltinModule, Node 20.16):
+ * it needs nothing of the app's bundle in either output format, resolves no path (a module
+ * planted in the working directory is never loaded), and ws uses its JavaScript fallbacks
+ * (Node's own buffer.isUtf8 validates UTF-8).
  */
 async function vendorWs(config: DenoConfig): Promise<void> {
   const mapped = /^npm:ws@(\d+\.\d+\.\d+)$/.exec(config.imports?.ws ?? "");
   if (mapped === null) throw new Error('deno.json must map "ws" to npm:ws@<exact version>');
   const version = mapped[1];
   const info = JSON.parse(await run(Deno.execPath(), ["info", "--json"], ROOT));
-  const dir = join(info.npmCache, "registry.npmjs.org", "ws", version);
-  const license = await Deno.readTextFile(join(dir, "LICENSE")).catch(() => {
-    throw new Error(`ws ${version} is not in Deno's npm cache (${dir}), where deno pack puts it`);
-  });
+  // One folder per registry host in Deno's npm cache (registry.npmjs.org, or a mirror's).
+  let dir: string | undefined;
+  for await (const registry of Deno.readDir(info.npmCache)) {
+    const candidate = join(info.npmCache, registry.name, "ws", version);
+    if (registry.isDirectory && await Deno.stat(join(candidate, "LICENSE")).catch(() => null)) {
+      dir = candidate;
+    }
+  }
+  if (dir === undefined) {
+    throw new Error(
+      `ws ${version} is not in Deno's npm cache (${info.npmCache}), where deno pack puts it`,
+    );
+  }
+  const license = await Deno.readTextFile(join(dir, "LICENSE"));
   try {
     await esbuild.build({
       entryPoints: [join(dir, "wrapper.mjs")],
@@ -308,8 +320,13 @@ async function vendorWs(config: DenoConfig): Promise<void> {
           `/*! ws ${version}, https://github.com/websockets/ws, bundled as an ES module for weft.`,
           license.trim().replaceAll("*/", "* /"),
           "*/",
-          'import { createRequire as __weftCreateRequire } from "node:module";',
-          'const require = __weftCreateRequire(process.cwd() + "/");',
+          "const require = (id) => {",
+          "  const builtin = process.getBuiltinModule(id);",
+          "  if (builtin !== undefined) return builtin;",
+          '  const error = new Error(`Cannot find module "${id}" (weft\'s ws loads Node built-ins only)`);',
+          '  error.code = "MODULE_NOT_FOUND";',
+          "  throw error;",
+          "};",
         ].join("\n"),
       },
       legalComments: "inline",

@@ -41,12 +41,15 @@ export function serveStreams(
       streams.load().then(
         (module) => module.serveStream(state, SERVING, stream, headers, raw),
         () => {
-          if (stream.destroyed || stream.headersSent) {
-            stream.destroy();
-            return;
+          try {
+            if (stream.destroyed || stream.closed || stream.headersSent) stream.destroy();
+            else {
+              stream.respond({ ":status": 500, "content-type": "application/problem+json" });
+              stream.end(UNAVAILABLE);
+            }
+          } catch {
+            stream.destroy(); // the stream went away in between
           }
-          stream.respond({ ":status": 500, "content-type": "application/problem+json" });
-          stream.end(UNAVAILABLE);
         },
       );
     }

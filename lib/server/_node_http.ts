@@ -21,7 +21,7 @@ import {
 import { type Answer, answerer } from "./_node_answer.ts";
 import { isResponse, NativeResponse } from "./_node_response.ts";
 import { send, type Writer } from "./_node_send.ts";
-import { lazy, UNAVAILABLE } from "./_node_lazy.ts";
+import { lazy } from "./_node_lazy.ts";
 import type { SocketRegistry } from "./_node_ws.ts";
 import type { Mark, Upgrading } from "./_node_upgrade.ts";
 import {
@@ -337,16 +337,33 @@ export function onUpgrade(
     upgrades.load().then(
       (module) => module.onUpgrade(this, UPGRADING, incoming, socket, head),
       () => {
-        if (socket.destroyed || writing(socket)) socket.destroy();
-        else {
-          socket.end(
-            "HTTP/1.1 500 Internal Server Error\r\ncontent-type: application/problem+json\r\n" +
-              `content-length: ${UNAVAILABLE.length}\r\nconnection: close\r\n\r\n${UNAVAILABLE}`,
-          );
-        }
+        const refuse = () => answerAndClose(incoming, socket, problem({ status: 500 }));
+        const busy = writing(socket); // a pipelined response goes first
+        if (busy) busy.once("close", refuse);
+        else refuse();
       },
     );
   }
+}
+
+/**
+ * Answers a request whose connection node:http has handed over (an upgrade) over HTTP/1.1, then
+ * closes the connection (both ways: a client that keeps its half open cannot hold it).
+ */
+export function answerAndClose(
+  incoming: http.IncomingMessage,
+  socket: Socket,
+  response: Response,
+): void {
+  if (socket.destroyed || writing(socket)) {
+    socket.destroy();
+    return;
+  }
+  const res = new http.ServerResponse(incoming);
+  res.shouldKeepAlive = false;
+  res.assignSocket(socket);
+  res.once("finish", () => socket.destroySoon());
+  send(response, res as Writer, incoming.method ?? "GET", true);
 }
 
 function ignore(): void {}
@@ -354,7 +371,14 @@ function ignore(): void {}
 // Upgrades are answered by _node_upgrade.ts, loaded on the first one: apps that never see an
 // Upgrade header do not load it, and bundlers that split code keep it out of the entry chunk.
 // What it uses of the eager modules is handed over, not imported (see _node_h2.ts).
-const UPGRADING: Upgrading<ServerState> = { dispatch, lazy, problem, send, settle, writing };
+const UPGRADING: Upgrading<ServerState> = {
+  answerAndClose,
+  dispatch,
+  lazy,
+  problem,
+  settle,
+  writing,
+};
 const upgrades = lazy("the upgrade handler", () => import("./_node_upgrade.ts"));
 
 /**

@@ -5,13 +5,11 @@
 // the eager modules: what it uses of them comes as an `Upgrading`, and it finds what
 // upgradeWebSocket() (_node_ws.ts) left on a request or response under registered symbols.
 import type { Buffer } from "node:buffer";
-import * as http from "node:http";
+import type * as http from "node:http";
 import type { Socket } from "node:net";
 import type { ConnInfo } from "./types.ts";
-import type { send } from "./_node_send.ts";
 import type { problem } from "../http/problem.ts";
 import type { Lazy, lazy } from "./_node_lazy.ts";
-import type { Writer } from "./_node_writer.ts";
 import type { PendingSocket, SocketRegistry, Upgrade } from "./_node_ws.ts";
 
 /** Called with an upgrade's request and connection facts before the app runs. */
@@ -35,7 +33,12 @@ export interface Upgrading<S extends SocketRegistry> {
     closer: Socket,
     mark: Mark,
   ) => Response | Promise<Response> | undefined;
-  readonly send: typeof send;
+  /** Answers over HTTP/1.1 and closes the connection (answerAndClose() of _node_http.ts). */
+  readonly answerAndClose: (
+    incoming: http.IncomingMessage,
+    socket: Socket,
+    response: Response,
+  ) => void;
   readonly settle: (
     state: S,
     result: Response | Promise<Response>,
@@ -81,7 +84,7 @@ function acceptWebSocket(
 /** Runs the app for an upgrade request of a server of `state` and answers it. */
 export function onUpgrade<S extends SocketRegistry>(
   state: S,
-  { dispatch, lazy, problem, send, settle, writing }: Upgrading<S>,
+  { answerAndClose, dispatch, lazy, problem, settle, writing }: Upgrading<S>,
   incoming: http.IncomingMessage,
   socket: Socket,
   head: Buffer,
@@ -104,21 +107,12 @@ export function onUpgrade<S extends SocketRegistry>(
   settle(state, result, (response) => {
     // Not a WebSocket (an h2c upgrade offer, or the app refused), or the handshake could not
     // be loaded: an answer over HTTP/1.1, then the connection closes.
-    const answer = (response: Response) => {
-      if (socket.destroyed || writing(socket)) {
-        socket.destroy();
-        return;
-      }
-      const res = new http.ServerResponse(incoming);
-      res.shouldKeepAlive = false;
-      res.assignSocket(socket);
-      res.once("finish", () => socket.destroySoon());
-      send(response, res as Writer, method, true);
-    };
     const proceed = () => {
       handshakes ??= lazy("the WebSocket handshake (ws)", () => import("./_node_ws_handshake.ts"));
-      const unavailable = () => answer(problem({ status: 500 }));
-      if (!acceptWebSocket(upgrade, response, handshakes, unavailable)) answer(response);
+      const unavailable = () => answerAndClose(incoming, socket, problem({ status: 500 }));
+      if (!acceptWebSocket(upgrade, response, handshakes, unavailable)) {
+        answerAndClose(incoming, socket, response);
+      }
     };
     const busy = writing(socket);
     if (busy) busy.once("close", proceed);
