@@ -1,5 +1,5 @@
 // The servers the Node load benchmark compares, one per process:
-//   node bench/node/servers.mjs <raw|fastify|hono|weft> <port> [--tls]
+//   node bench/node/servers.mjs <raw|fastify|hono|weft|…> <port> [--tls]
 // Each answers GET / with "Hello, World!" and GET /user/:id with a small JSON body; Fastify,
 // Hono and Weft put two no-op middlewares in front. With --tls, raw is node:http2's
 // createSecureServer and Weft serves HTTP/2 over TLS (ALPN).
@@ -7,6 +7,9 @@
 // "<weft|hono|koa|fastify>-await:N" put N middlewares in front written as users write them,
 // `async` and awaiting `next()` (Fastify: N `async` onRequest hooks, its equivalent);
 // "-async:N" then also set a header on the response (Fastify: in an `async` onSend hook).
+// "raw-await:N" is the floor under any framework: raw's handler behind N `async` functions, each
+// awaiting the next (no error recovery, no check of what a layer does): what they add to raw is
+// the cost of the user's own async code, which no framework that runs it can avoid.
 import { readFileSync } from "node:fs";
 import * as http from "node:http";
 import * as http2 from "node:http2";
@@ -124,6 +127,15 @@ if (family === "weft-await" || family === "weft-async") {
   });
   await app.listen({ port, host: "127.0.0.1" });
   ready();
+} else if (family === "raw-await") {
+  let run = rawHandler;
+  for (let i = 0; i < layers; i++) {
+    const inner = run;
+    run = async (req, res) => {
+      await inner(req, res);
+    };
+  }
+  http.createServer(run).listen(port, "127.0.0.1", ready);
 } else if (kind === "raw") {
   const server = tls
     ? http2.createSecureServer({
