@@ -5,8 +5,9 @@
 // Node, answers over h2c: the Node adapter loads the WebSocket handshake (with ws) and the
 // HTTP/2 stream writer with dynamic imports, which a bundle must carry too. The Node builds are
 // made the usual way, with no `require` banner: ws is in the package as an ES module. A split
-// build deployed without one of its lazy chunks answers 500 and says why on standard error,
-// and serves again once the chunk is back.
+// build deployed without three of its lazy chunks (the upgrade handler, the HTTP/2 stream
+// server, the static-file engine) answers 500 and says why on standard error, and serves again
+// once the chunks are back.
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
@@ -15,10 +16,12 @@ import { denoBundle, esbuildNode, installPackedWeft, run } from "../../scripts/s
 const ROOT = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");
 const DEADLINE_MS = 20_000;
 
-function app(from: string): string {
-  return `import { get, jsonErrorResponse, post, router, schema, serve, websocket } from "${from}";
+// The app; `files` is a folder whose a.txt it serves under /files/ (staticFiles() loads its
+// engine on the first request).
+function app(from: string, files: string): string {
+  return `import { chain, get, jsonErrorResponse, post, router, schema, serve, staticFiles, websocket } from "${from}";
 const Note = schema.object({ title: schema.string() });
-const app = router([
+const app = chain([staticFiles({ root: ${JSON.stringify(files)}, prefix: "/files" })], router([
   post("/notes", async (ctx) => {
     const r = await ctx.decode(Note);
     return r.ok ? ctx.json(r.value, { status: 201 }) : jsonErrorResponse(r.error);
@@ -29,7 +32,7 @@ const app = router([
     },
   })),
   get("/hello", (ctx) => ctx.text("hello")),
-]);
+]));
 serve(app, { port: 0, hostname: "127.0.0.1", onListen: ({ port }) => console.log("port " + port) });
 `;
 }
@@ -45,12 +48,12 @@ async function checkServer(
   cwd: string,
   options: { h2c: boolean; missing?: string },
 ) {
-  // The lazy chunks of the upgrade handler and the HTTP/2 stream server, set aside from the
-  // split build in `missing` while the server starts and first serves.
+  // Lazy chunks (the upgrade handler, the HTTP/2 stream server, the static-file engine), set
+  // aside from the split build in `missing` while the server starts and first serves.
   let setAside: { from: string; to: string }[] = [];
   if (options.missing !== undefined) {
     const dir = options.missing;
-    for (const chunk of [/^_node_upgrade-[\w-]+\.js$/, /^_node_h2_stream-[\w-]+\.js$/]) {
+    for (const chunk of [LAZY.upgrade, LAZY.streams, LAZY.files]) {
       const name = [...Deno.readDirSync(dir)].map((e) => e.name).find((n) => chunk.test(n));
       assert.ok(name !== undefined, `${what}: no chunk matches ${chunk}`);
       setAside.push({ from: `${dir}/${name}`, to: `${dir}/${name}.aside` });
@@ -135,8 +138,19 @@ async function checkServer(
         `http://127.0.0.1:${port}/hello`,
       ], { timeoutMs: DEADLINE_MS, what: `curl of ${what}` });
       assert.match(out, / 500 application\/problem\+json$/, what);
+      waitingFor = `${what} to refuse a file without the static-file engine`;
+      const file = await fetch(`http://127.0.0.1:${port}/files/a.txt`, {
+        signal: AbortSignal.timeout(DEADLINE_MS),
+      });
+      assert.equal(file.status, 500, what);
+      await file.body?.cancel();
       await restore();
     }
+    waitingFor = `${what} to serve /files/a.txt`;
+    const file = await fetch(`http://127.0.0.1:${port}/files/a.txt`, {
+      signal: AbortSignal.timeout(DEADLINE_MS),
+    });
+    assert.equal(`${file.status} ${await file.text()}`, "200 A", what);
     const created = await post('{"title":"x"}');
     assert.equal(created.status, 201, `${what}: ${created.body}`);
     assert.deepEqual(JSON.parse(created.body), { title: "x" });
@@ -178,6 +192,13 @@ async function checkServer(
     }
   }
 }
+
+// The lazy chunks of a split build that the test sets aside.
+const LAZY = {
+  upgrade: /^_node_upgrade-[\w-]+\.js$/,
+  streams: /^_node_h2_stream-[\w-]+\.js$/,
+  files: /^_static_respond-[\w-]+\.js$/,
+};
 
 // GET /hello and a WebSocket upgrade of /echo in one write over a plain socket; what the server
 // sends until it closes the connection.
@@ -221,9 +242,12 @@ Deno.test({
     "bundles of a decode app answer 201 and 400 and echo over a WebSocket (deno bundle; esbuild for Node, with h2c, no banner)",
   async fn(t) {
     const dir = await Deno.makeTempDir();
+    const files = `${dir}/files`;
+    await Deno.mkdir(files);
+    await Deno.writeTextFile(`${files}/a.txt`, "A");
     try {
       await t.step("deno bundle of the app importing mod.ts", async () => {
-        await denoBundle(app(`${ROOT}/mod.ts`), `${dir}/deno.js`, { minify: true });
+        await denoBundle(app(`${ROOT}/mod.ts`, files), `${dir}/deno.js`, { minify: true });
         await checkServer(
           "the deno bundle",
           Deno.execPath(),
@@ -237,7 +261,7 @@ Deno.test({
       const project = await installPackedWeft(dir);
       await t.step("esbuild for Node of the app importing the npm tarball", async () => {
         const outdir = `${dir}/single`;
-        const { entry } = await esbuildNode(project, app("weft"), {
+        const { entry } = await esbuildNode(project, app("weft", files), {
           outdir,
           splitting: false,
           minify: false,
@@ -246,17 +270,17 @@ Deno.test({
       });
       await t.step("esbuild --splitting --minify for Node (what size_check measures)", async () => {
         const outdir = `${dir}/split`;
-        const { entry } = await esbuildNode(project, app("weft"), {
+        const { entry } = await esbuildNode(project, app("weft", files), {
           outdir,
           splitting: true,
           minify: true,
         });
         await checkServer("the split esbuild bundle", "node", [entry], outdir, { h2c: true });
       });
-      await t.step("the split bundle deployed without two of its lazy chunks", async () => {
+      await t.step("the split bundle deployed without three of its lazy chunks", async () => {
         const outdir = `${dir}/split`;
         const entry = `${outdir}/entry.js`;
-        await checkServer("the split bundle without two chunks", "node", [entry], outdir, {
+        await checkServer("the split bundle without three chunks", "node", [entry], outdir, {
           h2c: true,
           missing: outdir,
         });
