@@ -1,6 +1,7 @@
 // parseCookies() and findCookie() (what getCookie() runs) on the hostile inputs of issue 27, with the `cookie` package's parse (what
 // Express and Fastify use) as the anchor in each group: a 64 KiB Cookie header of one value,
-// of 5,000 small cookies, of pairs without "=", and of one name repeated.
+// of 5,000 small cookies, of pairs without "=", of one name repeated, of percent-encoded values
+// and of malformed escapes.
 //
 //   deno bench -A bench/cookie_bench.ts
 import * as cookie from "cookie";
@@ -14,6 +15,8 @@ const INPUTS: Record<string, string> = {
   'pairs without "=" (64 KiB)': fill(() => "novalue; "),
   "one name repeated (64 KiB)": fill(() => "dup=1; "),
   "percent-encoded values (64 KiB)": fill((i) => `p${i}=caf%C3%A9%20%E2%9C%93; `),
+  // escapes that decodeURIComponent() refuses: a lone "%", and bytes that are not UTF-8
+  "malformed escapes (64 KiB)": fill((i) => `m${i}=%zz%FF%C3; `),
 };
 
 function fill(piece: (i: number) => string): string {

@@ -78,8 +78,11 @@ export const BUDGETS: readonly Budget[] = [
   {
     name: "Deno mod.ts (deno bundle: every export)",
     measure: () => denoBundleSize(`export * from "${ROOT}/mod.ts";`),
-    budget: 54_500,
-    anchor: "~5% above the measured size (51,951 B); MIME table, static-file internals, the " +
+    // 51,951 B when the budget was set at about 5 % above it (54,500 B); 54,514 B with the fixes
+    // since (among them the session write that a logout cannot undo and the cookie parse that
+    // checks escapes before decoding them), so again about 5 % above that.
+    budget: 57_200,
+    anchor: "~5% above the measured size (54,514 B); MIME table, static-file internals, the " +
       "security helpers, sse() and topics, timeout(), validate() and the JSON constraints included",
   },
 ];

@@ -34,6 +34,14 @@ export interface SessionStore {
   get(id: string): Promise<string | undefined> | string | undefined;
   /** Stores the session's JSON text for `maxAge` seconds. */
   set(id: string, data: string, maxAge: number): Promise<void> | void;
+  /**
+   * Stores the session's JSON text for `maxAge` seconds only if the session still exists
+   * (Redis: `SET … EX … XX`); returns whether it did. session() writes a session it loaded
+   * with it, so that a request that ends after a logout cannot bring the session back. Without
+   * it, session() reads the session again just before `set()`, which narrows that window but
+   * does not close it.
+   */
+  update?(id: string, data: string, maxAge: number): Promise<boolean> | boolean;
   /** Removes the session. */
   delete(id: string): Promise<void> | void;
 }
@@ -86,6 +94,13 @@ export class MemoryStore implements SessionStore {
       this.#entries.delete(this.#entries.keys().next().value!);
     }
     this.#entries.set(id, { data, expires: Date.now() + maxAge * 1000 });
+  }
+
+  /** Stores a session's JSON text for `maxAge` seconds if it still exists; returns whether. */
+  update(id: string, data: string, maxAge: number): boolean {
+    if (this.get(id) === undefined) return false;
+    this.set(id, data, maxAge);
+    return true;
   }
 
   /** Removes a session. */
@@ -367,7 +382,7 @@ export function session(options: SessionOptions): Middleware<SessionVariables> {
   // The bytes of name and value the cookie would take for a payload (cookie sessions).
   const measure = store !== undefined ? () => 0 : (payload: string) => {
     const bytes = utf8(payload).length + (encrypt ? IV_BYTES + TAG_BYTES : 0);
-    return name.length + 1 + base64UrlLength(bytes) + SIGNED_SUFFIX;
+    return name.length + base64UrlLength(bytes) + SIGNED_SUFFIX; // what a browser counts
   };
 
   async function load(ctx: Context): Promise<{ value: unknown; id: string | undefined }> {
@@ -404,10 +419,18 @@ export function session(options: SessionOptions): Middleware<SessionVariables> {
     }
     if (store !== undefined) {
       let id = loaded.id;
-      if (id === undefined || state === "regenerated") {
-        if (id !== undefined) await store.delete(id);
-        id = randomToken(24);
+      if (id !== undefined && state !== "regenerated") {
+        // The session this request loaded: written only if it still exists, so that a logout
+        // (or an expiry) while the request ran is not undone; the client then loses its cookie.
+        const kept = store.update !== undefined
+          ? await store.update(id, payload, maxAge)
+          : await store.get(id) !== undefined && (await store.set(id, payload, maxAge), true);
+        if (kept) setCookie(ctx, name, await sign(name, id, secrets), cookieOptions);
+        else deleteCookie(ctx, name, cookie);
+        return res;
       }
+      if (id !== undefined) await store.delete(id);
+      id = randomToken(24);
       await store.set(id, payload, maxAge);
       setCookie(ctx, name, await sign(name, id, secrets), cookieOptions);
       return res;
