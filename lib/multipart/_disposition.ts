@@ -9,7 +9,8 @@ export interface ContentDisposition {
   /**
    * Parameters by lower-case name; the first of a repeated name wins. An extended parameter
    * (`filename*`, RFC 8187) is decoded and kept under its own name (`filename*`); one that
-   * cannot be decoded is left out.
+   * cannot be decoded (an unknown charset, bad escapes) is kept as an empty string, so that its
+   * presence still shows.
    */
   params: Record<string, string>;
 }
@@ -98,8 +99,7 @@ export function parseContentDisposition(value: string): ContentDisposition {
     }
     if (name === "" || name in params) continue;
     if (name.endsWith("*")) {
-      const decoded = decodeExtValue(raw);
-      if (decoded !== undefined) params[name] = decoded;
+      params[name] = decodeExtValue(raw) ?? "";
     } else params[name] = raw;
   }
   return { type, params };

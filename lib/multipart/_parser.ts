@@ -78,7 +78,15 @@ export class MultipartParser {
   // Reads one more chunk; false at the end of the body.
   async #fill(): Promise<boolean> {
     if (this.#eof) return false;
-    const { done, value } = await this.#reader.read();
+    let chunk: ReadableStreamReadResult<Uint8Array>;
+    try {
+      chunk = await this.#reader.read();
+    } catch (cause) {
+      // the client left or the runtime lost the body: the request's fault, not the server's
+      if (cause instanceof HttpError) throw cause;
+      throw new HttpError(400, "The multipart body could not be read", { cause });
+    }
+    const { done, value } = chunk;
     if (done) {
       this.#eof = true;
       return false;

@@ -156,10 +156,16 @@ function boundaryOf(contentType: string | null): string {
   return boundary;
 }
 
+// Windows device names, which name a device, not a file, in any folder and with any extension.
+const DEVICE = /^(?:con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(?:\.|$)/i;
+
 /**
- * Returns a file name that is safe as one path component: the part after the last `/` or `\`
- * (so `../../etc/passwd` is `passwd` and `C:\x\y` is `y`), without control characters (NUL,
- * CR, LF, DEL) and surrounding spaces; `.` and `..` become empty.
+ * Returns a file name that is safe as one path component on POSIX and Windows: the part after
+ * the last `/`, `\` or `:` (so `../../etc/passwd` is `passwd`, `C:\x\y` is `y` and `C:a.txt`,
+ * an alternate data stream on Windows, is `a.txt`), without control characters (NUL, CR, LF,
+ * DEL, C1) and bidirectional overrides (which make `x\u202Etxt.exe` look like `xexe.txt`), and
+ * without surrounding spaces or trailing dots (which Windows drops); `.` and `..` become
+ * empty, and a Windows device name (`CON`, `nul.txt`, `COM1`) gets a `_` in front.
  *
  * @param name A file name as a client sent it.
  * @returns The sanitised name, possibly empty.
@@ -171,19 +177,29 @@ function boundaryOf(contentType: string | null): string {
  *
  * assert.equal(sanitizeFilename("../../etc/passwd"), "passwd");
  * assert.equal(sanitizeFilename("C:\\x\\y"), "y");
+ * assert.equal(sanitizeFilename("C:evil.txt"), "evil.txt");
  * assert.equal(sanitizeFilename("a\u0000b.txt"), "ab.txt");
+ * assert.equal(sanitizeFilename("x\u202Etxt.exe"), "xtxt.exe");
+ * assert.equal(sanitizeFilename("nul.txt"), "_nul.txt");
+ * assert.equal(sanitizeFilename("report.pdf. "), "report.pdf");
  * assert.equal(sanitizeFilename(".."), "");
  * ```
  */
 export function sanitizeFilename(name: string): string {
-  const cut = Math.max(name.lastIndexOf("/"), name.lastIndexOf("\\"));
+  const cut = Math.max(name.lastIndexOf("/"), name.lastIndexOf("\\"), name.lastIndexOf(":"));
   let out = "";
   for (const char of name.slice(cut + 1)) {
     const c = char.charCodeAt(0);
-    if (c >= 0x20 && c !== 0x7f) out += char;
+    const control = c < 0x20 || (c >= 0x7f && c <= 0x9f);
+    const bidi = (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
+    if (!control && !bidi) out += char;
   }
   out = out.trim();
-  return out === "." || out === ".." ? "" : out;
+  let end = out.length;
+  while (end > 0 && (out[end - 1] === "." || out[end - 1] === " ")) end--;
+  out = out.slice(0, end);
+  if (out === "") return "";
+  return DEVICE.test(out) ? `_${out}` : out;
 }
 
 /**
@@ -296,7 +312,12 @@ async function* parts(
         parser.fail(error);
         throw error;
       }
-      const rawFilename = disposition.params["filename*"] ?? disposition.params.filename;
+      // A part with a filename parameter is a file, even when `filename*` could not be decoded
+      // (then `filename`, if any, names it); RFC 7578 §4.2.
+      const { filename, "filename*": extended } = disposition.params;
+      const rawFilename = extended !== undefined && extended !== ""
+        ? extended
+        : filename ?? extended;
       // 3. a field is read whole, within its limit; a file is handed out as a stream
       if (rawFilename === undefined) {
         const chunks: Uint8Array[] = [];

@@ -241,6 +241,54 @@ Deno.test("sanitizeFilename() keeps one path component without control character
   assert.equal(sanitizeFilename("dir/.."), "");
   assert.equal(sanitizeFilename("  report.pdf "), "report.pdf");
   assert.equal(sanitizeFilename("résumé.pdf"), "résumé.pdf");
+  // Windows: a drive-relative name (an alternate data stream under a folder), device names,
+  // trailing dots and spaces; bidirectional overrides that disguise an extension; C1 controls
+  assert.equal(sanitizeFilename("C:evil.txt"), "evil.txt");
+  assert.equal(sanitizeFilename("file.txt:stream"), "stream");
+  assert.equal(sanitizeFilename("CON"), "_CON");
+  assert.equal(sanitizeFilename("nul.txt"), "_nul.txt");
+  assert.equal(sanitizeFilename("com1.log"), "_com1.log");
+  assert.equal(sanitizeFilename("console.log"), "console.log");
+  assert.equal(sanitizeFilename("report.pdf. . "), "report.pdf");
+  assert.equal(sanitizeFilename("..."), "");
+  assert.equal(sanitizeFilename("x\u202Etxt.exe"), "xtxt.exe");
+  assert.equal(sanitizeFilename("a\u2067b\u2069.js"), "ab.js");
+  assert.equal(sanitizeFilename("a\u0085b"), "ab");
+});
+
+Deno.test("a part whose filename* cannot be decoded is still a file, its bytes untouched", async () => {
+  const bytes = [0xff, 0xfe, 0x00, 0x80, 0x41];
+  for (
+    const [disposition, filename] of [
+      `filename*=UTF-8''100%25%ZZ.bin`,
+      `filename*=windows-1252''x.txt`,
+      `filename*=''x`,
+      `filename="plain.bin"; filename*=UTF-8''%FF`,
+    ].map((d, i) => [d, i === 3 ? "plain.bin" : ""])
+  ) {
+    const head = encoder.encode(
+      `--b\r\nContent-Disposition: form-data; name="doc"; ${disposition}\r\n\r\n`,
+    );
+    const body = new Uint8Array([...head, ...bytes, ...encoder.encode("\r\n--b--")]);
+    const parts = await weft(request(body, "b"), { fieldBytes: 1 });
+    assert.deepEqual(
+      parts.map((p) => [p.kind, p.name, p.filename, p.value]),
+      [["file", "doc", filename, "fffe008041"]],
+      disposition,
+    );
+  }
+});
+
+Deno.test("a body that cannot be read to its end is a 400, not a 500", async () => {
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(
+        encoder.encode('--b\r\nContent-Disposition: form-data; name="f"; filename="x"\r\n\r\nv'),
+      );
+      controller.error(new Error("the connection was reset")); // as a runtime reports it
+    },
+  });
+  assert.equal(await statusOf(body, "multipart/form-data; boundary=b"), 400);
 });
 
 async function statusOf(
