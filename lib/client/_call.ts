@@ -78,7 +78,7 @@ function fill(pattern: string, params: Record<string, TextValue>): (string | str
     const sigil = segment[0];
     if (sigil !== ":" && sigil !== "*") return segment;
     const name = segment.slice(1);
-    const value = params[name];
+    const value = Object.hasOwn(params, name) ? params[name] : undefined; // not "constructor" of {}
     if (value === undefined) {
       throw new TypeError(`Cannot call "${pattern}": the param "${name}" is missing`);
     }
@@ -120,6 +120,17 @@ async function read(response: Response): Promise<AnswerAny> {
   const media = (response.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
   const isProblem = media === "application/problem+json";
   if (!isProblem && media !== "application/json" && !media.endsWith("+json")) {
+    // An error that is not JSON (a proxy's HTML 502, a plain-text 500) was declared by no
+    // route: it is a problem, so that `if (res.problem)` covers it before `res.data` is read
+    // (its body is left in `response`).
+    if (!ok) {
+      return {
+        ok,
+        status,
+        problem: { type: "about:blank", title: response.statusText, status },
+        response,
+      };
+    }
     return { ok, status, data: undefined, response };
   }
   let value: unknown;

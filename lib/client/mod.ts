@@ -40,6 +40,7 @@ import type { Client } from "./types.ts";
 
 export type {
   AppRoutes,
+  ArrayKeys,
   BodyInput,
   BothChecks,
   CheckedPart,

@@ -85,11 +85,20 @@ export type TextValue = string | number | boolean;
 /**
  * The fields of a declared query or headers as a call takes them: text carries no `null`, so a
  * field that may be left out may be `null` (the client leaves it out, as it leaves `undefined`
- * out) and a required one may not (left out, it would be refused as missing).
+ * out) and a required one may not (left out, it would be refused as missing). An array field may
+ * always be left out: the server reads no value as an empty array.
  */
-export type TextFields<V> = {
-  [K in keyof V]: undefined extends V[K] ? V[K] : Exclude<V[K], null>;
-};
+export type TextFields<V> =
+  & {
+    [K in keyof V as K extends ArrayKeys<V> ? never : K]: undefined extends V[K] ? V[K]
+      : Exclude<V[K], null>;
+  }
+  & { [K in keyof V as K extends ArrayKeys<V> ? K : never]?: V[K] };
+
+/** The keys of `V` whose values are arrays. */
+export type ArrayKeys<V> = {
+  [K in keyof V]-?: NonNullable<V[K]> extends readonly unknown[] ? K : never;
+}[keyof V];
 
 /** The `params` of a call: the pattern's names, typed by the declared params schema. */
 export type ParamsInput<P extends string, D> = [ParamNames<P>] extends [never]
@@ -109,7 +118,7 @@ export type QueryInput<D> = Part<D, "query"> extends infer Q ? undefined extends
       /** Query fields (the route declares none: anything goes; `null` is left out). */
       query?: { readonly [key: string]: TextValue | readonly TextValue[] | null | undefined };
     }
-  : object extends Q ? {
+  : object extends TextFields<Q> ? {
       /** The query, typed by the route's query schema. */
       query?: TextFields<Q>;
     }
@@ -124,7 +133,7 @@ export type HeadersInput<D> = Part<D, "headers"> extends infer H ? undefined ext
       /** Headers to send (the route declares none). */
       headers?: { readonly [name: string]: string };
     }
-  : object extends H ? {
+  : object extends TextFields<H> ? {
       /** Headers, typed by the route's headers schema. */
       headers?: TextFields<H>;
     }

@@ -147,8 +147,10 @@ function patternOf(pattern: RegExp): string {
   for (let i = 0; i < source.length; i++) {
     const c = source[i];
     const next = source[i + 1];
+    // (`\uD83D`, an escaped surrogate: one UTF-16 unit without the flag, a lone surrogate with it)
     const byFlag = c === "\\"
-      ? "SDWpP".includes(next) || (next === "u" && source[i + 2] === "{")
+      ? "SDWpP".includes(next) || (next === "u" && source[i + 2] === "{") ||
+        (next === "u" && /^[dD][89a-fA-F][0-9a-fA-F]{2}$/.test(source.slice(i + 2, i + 6)))
       : c === "." || (c === "[" && next === "^") || (c >= "\ud800" && c <= "\udfff");
     if (byFlag) fail("means something else with the u flag, which JSON Schema implies; add it");
     if (c === "\\") i++; // an escape: its character is not looked at again

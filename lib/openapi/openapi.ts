@@ -337,8 +337,12 @@ class Writer {
         parameters.push({
           name,
           in: part === "query" ? "query" : "header",
-          // every check runs: the field may be left out only if each of them lets it
-          required: fields.some((field) => (field as SchemaNode).kind !== "optional"),
+          // every check runs: the field may be left out only if each of them lets it (an array
+          // left out is empty: validate() reads no value as [], lib/_coerce.ts)
+          required: fields.some((field) => {
+            const { kind } = field as SchemaNode;
+            return kind !== "optional" && kind !== "array";
+          }),
           schema: both(fields),
         });
       }

@@ -28,6 +28,13 @@ const app = router([
     () => new Response("{not json", { headers: { "content-type": "application/json" } }),
   ),
   get("/text", (ctx) => ctx.text("plain")),
+  get("/gateway", () =>
+    new Response("<h1>Bad Gateway</h1>", {
+      status: 502,
+      statusText: "Bad Gateway",
+      headers: { "content-type": "text/html" },
+    })),
+  get("/raw/:constructor", (ctx) => ctx.text(ctx.params.constructor)),
   get("/files/:id/raw", (ctx) => ctx.text(`raw ${ctx.params.id}`)),
   get("/files/*path", (ctx) => ctx.text(`wildcard ${ctx.params.path}`)),
   get("/items", [describe({
@@ -91,6 +98,14 @@ Deno.test("client() answers every failure with problem details, never a throw", 
   assert.deepEqual([text.ok, text.status, text.data], [true, 200, undefined]);
   assert.equal(await text.response?.text(), "plain"); // left unread for the caller
 
+  // an error that is not JSON (a proxy's page) is a problem too, its body left unread
+  const gateway = await api.get("/gateway");
+  assert.deepEqual(
+    [gateway.ok, gateway.status, gateway.problem?.status, gateway.problem?.title],
+    [false, 502, 502, "Bad Gateway"],
+  );
+  assert.equal(await gateway.response?.text(), "<h1>Bad Gateway</h1>");
+
   const thrown = await api.get("/thrown");
   assert.deepEqual([thrown.ok, thrown.problem?.status, thrown.problem?.title], [
     false,
@@ -148,6 +163,11 @@ Deno.test("client() refuses a call it cannot write: a missing param, an empty on
   await assert.rejects(() => call("/echo/:id/*rest", { params: { id: "1" } }), {
     name: "TypeError",
     message: `Cannot call "/echo/:id/*rest": the param "rest" is missing`,
+  });
+  // a name that every object inherits is missing too, not Object's constructor
+  await assert.rejects(() => call("/raw/:constructor", { params: {} }), {
+    name: "TypeError",
+    message: `Cannot call "/raw/:constructor": the param "constructor" is missing`,
   });
   await assert.rejects(() => api.get("/echo/:id/*rest", { params: { id: "..", rest: "x" } }), {
     name: "TypeError",
