@@ -194,7 +194,8 @@ export function compress(options: CompressOptions = {}): Middleware {
     });
   }
 
-  // 2. whether the response may be compressed at all (and so varies by Accept-Encoding)
+  // 2. whether the response may be compressed at all (and so varies by Accept-Encoding; its
+  //    size decides later, the same way for a GET and its HEAD)
   function eligible(res: Response): boolean {
     const { status, headers } = res;
     if (status < 200 || status === 204 || status === 206 || status === 304) return false;
@@ -202,9 +203,7 @@ export function compress(options: CompressOptions = {}): Middleware {
     const type = headers.get("content-type");
     if (type === null || !filter(type)) return false;
     const cacheControl = headers.get("cache-control");
-    if (cacheControl !== null && cacheControl.toLowerCase().includes("no-transform")) return false;
-    const length = headers.get("content-length");
-    return length === null || Number(length) >= threshold;
+    return cacheControl === null || !cacheControl.toLowerCase().includes("no-transform");
   }
 
   return async function compress(ctx, next) {
@@ -216,12 +215,20 @@ export function compress(options: CompressOptions = {}): Middleware {
     // a stream, which is then sent chunked instead of with its Content-Length)
     if (!eligible(res)) return res;
     res = editHeaders(res, (headers) => appendVary(headers, "Accept-Encoding"));
+    const declared = res.headers.get("content-length");
+    if (declared !== null && Number(declared) < threshold) return res;
     if (runtime === undefined) await load();
     const coding = negotiateEncoding(accept, available);
     if (coding === null) return res;
-    // HEAD: the head the GET would have (RFC 9110 §9.3.2), without its length, which only
-    // compressing the body would tell (§8.6 allows none; _ended_body.ts says why not null)
-    if (head) return encoded(res, coding, endedBody(), null);
+    if (head) {
+      // HEAD: the head the GET would have (RFC 9110 §9.3.2). A GET without a body is not
+      // compressed; otherwise the head goes without its length, which only compressing the body
+      // would tell (§8.6 allows none; _ended_body.ts says why not null). A body given with it
+      // (compress() on one route, before the router's HEAD) is cancelled: nobody reads it.
+      if (res.body === null && declared === null) return res;
+      res.body?.cancel().catch(() => {});
+      return encoded(res, coding, endedBody(), null);
+    }
     const level = levels[coding];
     const compression = runtime!;
 
@@ -239,7 +246,6 @@ export function compress(options: CompressOptions = {}): Middleware {
     }
     const body = res.body;
     if (body === null) return res;
-    const declared = res.headers.get("content-length");
     const reader = body.getReader();
     const ahead = declared !== null && Number(declared) > MAX_WHOLE_BYTES
       ? { chunks: [], total: 0, done: false, pending: undefined }

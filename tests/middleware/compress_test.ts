@@ -104,6 +104,48 @@ Deno.test("compress() answers HEAD with the head its GET has, without a Content-
   assert.equal(plain.headers.get("vary"), "Accept-Encoding");
 });
 
+Deno.test("compress() gives a small or empty body's HEAD the head of its GET", async () => {
+  for (
+    const [what, response] of [
+      [
+        "a small body",
+        () => new Response("x".repeat(100), { headers: { "content-type": "text/plain" } }),
+      ],
+      ["no body", () => new Response(null, { headers: { "content-type": "text/plain" } })],
+    ] as const
+  ) {
+    const handler = app({}, response);
+    const get = await fetchWith(handler, { "accept-encoding": "gzip" });
+    await get.body?.cancel();
+    const head = await fetchWith(handler, { "accept-encoding": "gzip" }, "HEAD");
+    await head.body?.cancel();
+    for (const name of ["content-encoding", "vary", "content-type"]) {
+      assert.equal(head.headers.get(name), get.headers.get(name), `${what}: ${name}`);
+    }
+    assert.equal(get.headers.get("content-encoding"), null, what);
+    assert.equal(get.headers.get("vary"), "Accept-Encoding", what);
+  }
+});
+
+Deno.test("compress() on one route cancels the body its HEAD answer leaves out", async () => {
+  let cancelled = false;
+  const stream = () =>
+    new Response(
+      new ReadableStream({
+        pull: (controller) => controller.enqueue(new TextEncoder().encode("data: x\n\n")),
+        cancel: () => void (cancelled = true),
+      }),
+      { headers: { "content-type": "text/event-stream" } },
+    );
+  const handler = router([get("/", chain([compress()], stream))]);
+  const head = await handler.fetch(
+    new Request("http://localhost/", { method: "HEAD", headers: { "accept-encoding": "gzip" } }),
+  );
+  assert.equal(head.headers.get("content-encoding"), "gzip");
+  assert.equal(await head.text(), "");
+  assert.ok(cancelled, "the producer of the GET's body is cancelled");
+});
+
 Deno.test("compress() gives a 304 the Vary its 200 had", async () => {
   // revalidating the encoded representation (the weak ETag compress() gave it)
   const bare = app({}, () => new Response(null, { status: 304, headers: { etag: '"abc"' } }));
