@@ -245,7 +245,7 @@ function run(app: WsgiApp, environ: Environ, head: boolean): Response {
     if (finished) throw new Error("Cannot write: the response has finished");
     if (chunk.length > 0) {
       sent = true; // PEP 3333: write() sends the headers
-      queue.push(chunk);
+      queue.push(chunk.slice()); // sent, as far as the app can tell: it may reuse its buffer
     }
   };
   const startResponse: StartResponse = (newStatus, newHeaders, excInfo?) => {
@@ -281,6 +281,13 @@ function run(app: WsgiApp, environ: Environ, head: boolean): Response {
     if (closed) return;
     closed = true;
     finished = true;
+    try {
+      // a generator left before its end (HEAD, a bodiless status, a bad chunk, a client that
+      // went away) runs its finally blocks; JavaScript has no close() on it
+      iterator?.return?.();
+    } catch (error) {
+      logError(environ, error);
+    }
     try {
       if (typeof result?.close === "function") result.close();
     } catch (error) {
@@ -327,7 +334,25 @@ function run(app: WsgiApp, environ: Environ, head: boolean): Response {
       response = new Response(null, init);
       done = true;
     } else if (done) {
-      const bytes = queue.length === 0 ? null : concat(queue);
+      let bytes = queue.length === 0 ? null : concat(queue);
+      // PEP 3333: no more bytes than a declared Content-Length, and fewer are an error (a
+      // Response made from the bytes would otherwise get their length instead of the app's)
+      const declared = responseHeaders.get("content-length");
+      const length = bytes?.length ?? 0;
+      if (declared !== null && /^\d+$/.test(declared) && Number(declared) !== length) {
+        if (Number(declared) > length) {
+          throw new Error(
+            `The application declared Content-Length ${declared} and produced ${length} bytes`,
+          );
+        }
+        logError(
+          environ,
+          new Error(
+            `The application declared Content-Length ${declared} and produced ${length} bytes: the rest is not sent`,
+          ),
+        );
+        bytes = bytes!.subarray(0, Number(declared));
+      }
       response = new Response(bytes as Uint8Array<ArrayBuffer> | null, init);
     } else {
       response = new Response(stream(), init);
@@ -362,11 +387,6 @@ function run(app: WsgiApp, environ: Environ, head: boolean): Response {
         }
       },
       cancel() {
-        try {
-          iterator?.return?.();
-        } catch {
-          // the body is abandoned either way
-        }
         close();
       },
     });

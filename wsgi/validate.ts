@@ -210,6 +210,7 @@ class CheckedBody implements WsgiIterable {
   #onClose: () => void;
   #iterated = false;
   #closed = false;
+  #iterator: Iterator<Uint8Array> | undefined;
 
   constructor(inner: WsgiIterable, state: ResponseState, head: boolean, onClose: () => void) {
     this.#inner = inner;
@@ -223,6 +224,7 @@ class CheckedBody implements WsgiIterable {
     check(!this.#iterated, "The server iterated over a body twice");
     this.#iterated = true;
     const inner = this.#inner[Symbol.iterator]();
+    this.#iterator = inner;
     const state = this.#state;
     return {
       next: (): IteratorResult<Uint8Array> => {
@@ -265,6 +267,7 @@ class CheckedBody implements WsgiIterable {
     if (this.#closed) return;
     this.#closed = true;
     this.#onClose();
+    this.#iterator?.return?.(); // a generator's finally blocks run, as its close() would in Python
     if (typeof this.#inner.close === "function") this.#inner.close();
   }
 }

@@ -274,6 +274,67 @@ Deno.test("toFetchHandler() calls close() for HEAD and bodiless statuses without
   }
 });
 
+Deno.test("toFetchHandler() ends a generator body it leaves early, so its finally blocks run", async () => {
+  for (const validated of [false, true]) {
+    for (
+      const [method, status, chunk] of [
+        ["HEAD", "200 OK", encoder.encode("a")],
+        ["GET", "304 Not Modified", new Uint8Array(0)],
+        ["GET", "200 OK", "not bytes"],
+      ] as const
+    ) {
+      const log: string[] = [];
+      const app: WsgiApp = function* (_environ, startResponse) {
+        try {
+          startResponse(status, [["Content-Type", "text/plain"]]);
+          yield chunk as Uint8Array;
+          yield encoder.encode("b");
+        } finally {
+          log.push("finally");
+        }
+      };
+      const handler = toFetchHandler(validated ? validator(app) : app, {
+        errors: recordingErrors(),
+      });
+      const res = await handler(new Request("http://h/", { method }));
+      await res.body?.cancel();
+      assert.deepEqual(log, ["finally"], `${method} ${status} validated: ${validated}`);
+    }
+  }
+});
+
+Deno.test("toFetchHandler() sends what write() was given, whatever the app does with its buffer", async () => {
+  const app: WsgiApp = (_environ, startResponse) => {
+    const write = startResponse("200 OK", [["Content-Type", "text/plain"]]);
+    const buffer = new Uint8Array(4);
+    buffer.fill(65);
+    write(buffer);
+    buffer.fill(66);
+    write(buffer);
+    return [];
+  };
+  assert.equal(await (await toFetchHandler(app)(new Request("http://h/"))).text(), "AAAABBBB");
+});
+
+Deno.test("toFetchHandler() holds a list body to its declared Content-Length", async () => {
+  const app = (declared: string, body: string): WsgiApp => (_environ, startResponse) => {
+    startResponse("200 OK", [["Content-Type", "text/plain"], ["Content-Length", declared]]);
+    return [encoder.encode(body)];
+  };
+  // more bytes than declared: no more than declared are sent, and the app's error is logged
+  const errors = recordingErrors();
+  const long = await toFetchHandler(app("2", "abcdefgh"), { errors })(new Request("http://h/"));
+  assert.equal(long.headers.get("content-length"), "2");
+  assert.equal(await long.text(), "ab");
+  assert.match(errors.text(), /declared Content-Length 2 and produced 8 bytes/);
+  // fewer: the answer would be a short body under a length the app did not mean; a 500 instead
+  const short = await toFetchHandler(app("10", "abc"), { errors: recordingErrors() })(
+    new Request("http://h/"),
+  );
+  assert.equal(short.status, 500);
+  await short.body?.cancel();
+});
+
 Deno.test("toFetchHandler() answers 500 without the stack when the app throws", async () => {
   const errors = recordingErrors();
   const app: WsgiApp = () => {
