@@ -74,7 +74,10 @@ export function compose(middleware: readonly Middleware<any>[], handler: Handler
       let called = false;
       const next: Next = () => {
         if (called) {
-          return Promise.reject(new Error(`next() was called twice in "${current.name}"`));
+          const twice = Promise.reject(new Error(`next() was called twice in "${current.name}"`));
+          // The caller may ignore it: an unhandled rejection would end the process (Deno).
+          twice.catch(() => {});
+          return twice;
         }
         called = true;
         return settle(ctx, inner);

@@ -64,6 +64,19 @@ Deno.test("chain() turns a second next() call into a 500", async () => {
   assert.equal(handlerRuns, 1);
 });
 
+Deno.test("chain() lets a middleware ignore its second next() without an unhandled rejection", async () => {
+  // An unhandled rejection fails this test (and would end a server process on Deno).
+  const app = chain([(_ctx, next) => {
+    const first = next();
+    next(); // ignored: its rejection must be handled
+    return first;
+  }], () => new Response("ok"));
+  const res = await app.fetch(req());
+  assert.equal(await res.text(), "ok");
+  // one more turn of the event loop, where an unhandled rejection would be reported
+  await new Promise((resolve) => setTimeout(resolve, 0));
+});
+
 Deno.test("chain() answers 500 with a problem body and no stack when a handler throws", async () => {
   let seen: unknown;
   const app = chain([async (ctx, next) => {

@@ -70,6 +70,8 @@ export function parsePattern(pattern: string): Segment[] {
     const kind = sigil === ":" ? "param" : "wildcard";
     if (!/^[A-Za-z_$][\w$]*$/.test(name)) fail(`${kind} name "${name}" must be an identifier`);
     if (names.has(name)) fail(`"${name}" appears twice`);
+    // ctx.params is a plain object: this name would set its prototype, not a param
+    if (name === "__proto__") fail(`"__proto__" cannot name a ${kind}`);
     if (kind === "wildcard" && i !== parts.length - 1) {
       fail(`the wildcard "*${name}" must be the last segment`);
     }

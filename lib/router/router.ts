@@ -550,11 +550,18 @@ export function router(routes: readonly (Route | Group)[], options: RouterOption
       return problem({ status: 404, detail: `No route matches ${ctx.path}` });
     }
     // A grouped path: its group middleware (cors(), validate()…) wrap the answer, and see the
-    // params and the route as they would for the route's own method.
-    const match = find(allowed[0], path)!;
-    const grouped = match.data.refuse;
+    // params and the route as they would for the route's own method: for a preflight, the
+    // method it asks about; otherwise the first allowed method whose route is in a group (in
+    // whatever order the routes were registered).
+    let match;
+    for (const method of [ctx.req.headers.get("access-control-request-method"), ...allowed]) {
+      if (!allowed.includes(method!)) continue;
+      match = find(method!, path)!;
+      if (match.data.refuse !== undefined) break;
+    }
+    const grouped = match!.data.refuse;
     if (grouped === undefined) return refuse(ctx);
-    enter(ctx, match, encoded);
+    enter(ctx, match!, encoded);
     return grouped(ctx);
   }
 

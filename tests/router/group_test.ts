@@ -208,6 +208,32 @@ for (const compile of [true, false]) {
   });
 }
 
+Deno.test("group() middleware wrap a path's 405 and OPTIONS answers whatever the routes' order", async () => {
+  const tag: Middleware = async (_ctx, next) => {
+    const res = await next();
+    res.headers.set("x-group", "1");
+    return res;
+  };
+  // a route outside the group registered first, for the same path as a grouped one
+  const app = router([
+    get("/api/:id", h("outside")),
+    group("/api", [tag], [post("/items", h("inside"))]),
+  ]);
+  const call = (method: string, headers: Record<string, string> = {}) =>
+    app.fetch(new Request("http://localhost/api/items", { method, headers }));
+  // a preflight for the grouped method gets the group's middleware (cors() decorates it)
+  const preflight = await call("OPTIONS", { "access-control-request-method": "POST" });
+  assert.equal(preflight.status, 204);
+  assert.equal(preflight.headers.get("x-group"), "1");
+  // a 405 on a path one of whose routes is grouped too
+  const refused = await call("DELETE");
+  assert.equal(refused.status, 405);
+  assert.equal(refused.headers.get("x-group"), "1");
+  // a preflight for the outside method: that route has no group middleware
+  const outside = await call("OPTIONS", { "access-control-request-method": "GET" });
+  assert.equal(outside.headers.get("x-group"), "1", "the grouped route still covers the path");
+});
+
 Deno.test("group() refuses a prefix that is not a path", () => {
   for (const prefix of ["api", "/api/", "/"]) {
     assert.throws(() => group(prefix, [], []), TypeError);

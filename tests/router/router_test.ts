@@ -249,6 +249,7 @@ for (const [matcher, compile] of MATCHERS) {
       [() => router([get("/u/:", h)]), /must be an identifier/],
       [() => router([get("u/:id", h)]), /must start with "\/"/],
       [() => router([get("/u/:id/:id", h)]), /appears twice/],
+      [() => router([get("/u/:__proto__", h)]), /"__proto__" cannot name a param/],
       [() => router([route("GET", "/a", undefined as unknown as Handler)]), /not a function/],
     ];
     for (const [fn, message] of cases) assert.throws(fn, message);
