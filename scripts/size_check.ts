@@ -48,8 +48,10 @@ export const BUDGETS: readonly Budget[] = [
     // errors that reach the runtime's onError are logged); 8,436 B with those of a review of the
     // router: a second next() left unhandled no longer ends the process (12 B), a group's
     // middleware wrap a path's 405 and preflight whatever the routes' order (47 B), and a param
-    // cannot be named "__proto__" (27 B).
-    ceiling: 8_450,
+    // cannot be named "__proto__" (27 B); 8,539 B once dot segments sent over a socket
+    // ("/f/../etc", "/f/%2e%2e/x") are resolved as app.fetch()'s URL parser resolves them, so that
+    // no param holds ".." and serve() matches what app.fetch() matches (103 B).
+    ceiling: 8_550,
     anchor: "hono/tiny measured the same way: 5,951 B; goal 5,000 B",
   },
   {
@@ -74,9 +76,9 @@ export const BUDGETS: readonly Budget[] = [
     // lazy parts whose failed load is reported and tried again (lib/server/_node_lazy.ts);
     // 14,553 B with the HTTP/1.1 answer to an upgrade (answerAndClose) in the eager module, so
     // that the 500 for an upgrade handler that cannot be loaded waits for a pipelined response;
-    // 14,637 B with the router fixes above.
+    // 14,637 B with the router fixes above; 14,738 B with the dot segments above.
     // The anchor measured the same way on hono 4.13.19 and @hono/node-server 2.1.8: 13,847 B.
-    ceiling: 14_650,
+    ceiling: 14_750,
     anchor: "hono/tiny + @hono/node-server's serve measured the same way; goal 10,000 B",
   },
   {

@@ -23,6 +23,27 @@ export function decodePath(path: string): string {
 }
 
 /**
+ * Removes the dot segments of `path` as a URL parser does (RFC 3986 §5.2.4): "/a/./b" is
+ * "/a/b", "/a/b/../c" is "/a/c", "/a/.." is "/", and nothing climbs above the root.
+ *
+ * @param path A path that starts with "/".
+ * @returns The path without "." and ".." segments.
+ */
+export function removeDotSegments(path: string): string {
+  const segments = path.split("/");
+  const last = segments.length - 1;
+  const out: string[] = [];
+  for (let i = 1; i <= last; i++) {
+    const segment = segments[i];
+    if (segment === "..") out.pop();
+    // a dot segment at the end leaves a slash: "/a/.." is "/a/"
+    if (segment !== "." && segment !== "..") out.push(segment);
+    else if (i === last) out.push("");
+  }
+  return "/" + out.join("/");
+}
+
+/**
  * Turns a segment of a decoded path into the param value it stands for.
  *
  * @param value A segment (or, for a wildcard, segments) of {@linkcode decodePath}'s result.

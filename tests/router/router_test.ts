@@ -9,8 +9,10 @@ import {
   put,
   route,
   router as makeRouter,
+  serve,
 } from "../../mod.ts";
 import type { Handler, Route, RouterOptions } from "../../mod.ts";
+import { removeDotSegments } from "../../lib/router/_path.ts";
 
 const echo = (name: string): Handler => (ctx) => ctx.json({ route: name, params: ctx.params });
 
@@ -304,3 +306,47 @@ for (const [matcher, compile] of MATCHERS) {
     assert.equal((await call(app, "GET", "/api/v1/ping")).body, "pong");
   });
 }
+
+Deno.test("removeDotSegments() resolves . and .. as a URL parser does", () => {
+  for (
+    const path of ["/a/./b", "/a/b/../c", "/a/..", "/..", "/../../x", "/a/.", "/.a/..b/c", "/"]
+  ) {
+    assert.equal(removeDotSegments(path), new URL(path, "http://h").pathname, path);
+  }
+});
+
+Deno.test("serve() matches dot segments sent over a socket as app.fetch() does", async () => {
+  const app = makeRouter([
+    get("/f/*path", (ctx) => ctx.json({ path: ctx.params.path })),
+    get("/u/:id", (ctx) => ctx.json({ id: ctx.params.id })),
+    get("/etc", (ctx) => ctx.text("etc")),
+  ]);
+  const server = serve(app, { port: 0, hostname: "127.0.0.1", onListen() {} });
+  try {
+    for (
+      const target of [
+        "/f/../etc",
+        "/f/%2e%2e/%2E%2E/etc/passwd",
+        "/f/a/./b",
+        "/f/.hidden",
+        "/u/%2e%2e",
+        "/u/..",
+        "/f/a/b/..",
+      ]
+    ) {
+      const conn = await Deno.connect({ hostname: "127.0.0.1", port: server.addr.port });
+      await conn.write(
+        new TextEncoder().encode(`GET ${target} HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n`),
+      );
+      const raw = await new Response(conn.readable).text();
+      const [head, body] = raw.split("\r\n\r\n");
+      const expected = await app.fetch(new Request(`http://h${target}`));
+      assert.equal(Number(head.split(" ")[1]), expected.status, target);
+      // (a 404's detail quotes the path as it was sent)
+      if (expected.status === 200) assert.equal(body, await expected.text(), target);
+      else await expected.body?.cancel();
+    }
+  } finally {
+    await server.shutdown();
+  }
+});
