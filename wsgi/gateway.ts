@@ -340,17 +340,10 @@ function run(app: WsgiApp, environ: Environ, head: boolean): Response {
       const declared = responseHeaders.get("content-length");
       const length = bytes?.length ?? 0;
       if (declared !== null && /^\d+$/.test(declared) && Number(declared) !== length) {
-        if (Number(declared) > length) {
-          throw new Error(
-            `The application declared Content-Length ${declared} and produced ${length} bytes`,
-          );
-        }
-        logError(
-          environ,
-          new Error(
-            `The application declared Content-Length ${declared} and produced ${length} bytes: the rest is not sent`,
-          ),
-        );
+        const mismatch =
+          `The application declared Content-Length ${declared} and produced ${length} bytes`;
+        if (Number(declared) > length) throw new Error(mismatch);
+        logError(environ, new Error(`${mismatch}: the rest is not sent`));
         bytes = bytes!.subarray(0, Number(declared));
       }
       response = new Response(bytes as Uint8Array<ArrayBuffer> | null, init);

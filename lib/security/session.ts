@@ -422,11 +422,9 @@ export function session(options: SessionOptions): Middleware<SessionVariables> {
       if (id !== undefined && state !== "regenerated") {
         // The session this request loaded: written only if it still exists, so that a logout
         // (or an expiry) while the request ran is not undone; the client then loses its cookie.
-        const kept = store.update !== undefined
-          ? await store.update(id, payload, maxAge)
-          : await store.get(id) !== undefined && (await store.set(id, payload, maxAge), true);
-        if (kept) setCookie(ctx, name, await sign(name, id, secrets), cookieOptions);
-        else deleteCookie(ctx, name, cookie);
+        if (await update(store, id, payload, maxAge)) {
+          setCookie(ctx, name, await sign(name, id, secrets), cookieOptions);
+        } else deleteCookie(ctx, name, cookie);
         return res;
       }
       if (id !== undefined) await store.delete(id);
@@ -439,6 +437,20 @@ export function session(options: SessionOptions): Middleware<SessionVariables> {
     setCookie(ctx, name, await sign(name, data, secrets), cookieOptions);
     return res;
   };
+}
+
+// Writes a session only if it still exists: with the store's update(), or else a get() just
+// before the set(), which narrows the window a logout could fall in without closing it.
+async function update(
+  store: SessionStore,
+  id: string,
+  data: string,
+  maxAge: number,
+): Promise<boolean> {
+  if (store.update !== undefined) return await store.update(id, data, maxAge);
+  if (await store.get(id) === undefined) return false;
+  await store.set(id, data, maxAge);
+  return true;
 }
 
 function setCookieCheck(name: string, options: CookieOptions): void {

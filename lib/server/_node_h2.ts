@@ -10,7 +10,7 @@
 import type * as http2 from "node:http2";
 import { checked, connInfo, handle, type ServerState, settle } from "./_node_http.ts";
 import { send } from "./_node_send.ts";
-import { lazy, UNAVAILABLE } from "./_node_lazy.ts";
+import { lazy } from "./_node_lazy.ts";
 import type { Serving } from "./_node_h2_stream.ts";
 
 function ignore(): void {}
@@ -20,6 +20,10 @@ function ignore(): void {}
 const SERVING: Serving = { checked, connInfo, handle, settle, send };
 
 const streams = lazy("the HTTP/2 stream server", () => import("./_node_h2_stream.ts"));
+
+// The body of the 500 that a stream gets when the stream server cannot be loaded, as
+// `problem({ status: 500 })` makes it (building that needs the writer of the module that failed).
+const UNAVAILABLE = '{"type":"about:blank","title":"Internal Server Error","status":500}';
 
 /**
  * Serves HTTP/2 streams of `server` (_node_h2_stream.ts), tracks its sessions for shutdown,

@@ -9,12 +9,6 @@
 // chunk imported here, not one that chunk imports.)
 import { describeError } from "../http/_log_escape.ts";
 
-/**
- * The body of the 500 (RFC 9457, as `problem({ status: 500 })` makes it) that a request gets
- * when the part that would serve it cannot be loaded.
- */
-export const UNAVAILABLE = '{"type":"about:blank","title":"Internal Server Error","status":500}';
-
 /** A module loaded on first use. */
 export interface Lazy<T> {
   /** The module, once a load has succeeded. */

@@ -128,15 +128,7 @@ async function checkServer(
         what,
       );
       waitingFor = `${what} to refuse an h2c stream without its chunk`;
-      const out = await run("curl", [
-        "--silent",
-        "--http2-prior-knowledge",
-        "--max-time",
-        String(DEADLINE_MS / 1000),
-        "--write-out",
-        " %{http_code} %{content_type}",
-        `http://127.0.0.1:${port}/hello`,
-      ], { timeoutMs: DEADLINE_MS, what: `curl of ${what}` });
+      const out = await h2cHello(port, " %{http_code} %{content_type}", what);
       assert.match(out, / 500 application\/problem\+json$/, what);
       waitingFor = `${what} to refuse a file without the static-file engine`;
       const file = await fetch(`http://127.0.0.1:${port}/files/a.txt`, {
@@ -160,16 +152,7 @@ async function checkServer(
     assert.equal(await echo(port, "hi"), "echo: hi", what);
     if (options.h2c) {
       waitingFor = `${what} to answer GET /hello over h2c`;
-      const out = await run("curl", [
-        "--silent",
-        "--http2-prior-knowledge",
-        "--max-time",
-        String(DEADLINE_MS / 1000),
-        "--write-out",
-        " %{http_version}",
-        `http://127.0.0.1:${port}/hello`,
-      ], { timeoutMs: DEADLINE_MS, what: `curl of ${what}` });
-      assert.equal(out, "hello 2", what);
+      assert.equal(await h2cHello(port, " %{http_version}", what), "hello 2", what);
     }
   } catch (error) {
     if (killed) throw new Error(`Timed out after ${DEADLINE_MS} ms waiting for ${waitingFor}`);
@@ -191,6 +174,19 @@ async function checkServer(
       );
     }
   }
+}
+
+// GET /hello over h2c with curl: the body, then what `writeOut` asks curl to add.
+function h2cHello(port: number, writeOut: string, what: string): Promise<string> {
+  return run("curl", [
+    "--silent",
+    "--http2-prior-knowledge",
+    "--max-time",
+    String(DEADLINE_MS / 1000),
+    "--write-out",
+    writeOut,
+    `http://127.0.0.1:${port}/hello`,
+  ], { timeoutMs: DEADLINE_MS, what: `curl of ${what}` });
 }
 
 // The lazy chunks of a split build that the test sets aside.
