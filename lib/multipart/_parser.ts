@@ -1,7 +1,9 @@
 // A streaming multipart/form-data parser (RFC 7578 over RFC 2046 §5.1.1), pulled by its
 // consumer: nothing is read from the body until a part or a part's bytes are asked for, so a
 // file part streams to its destination with the body's own backpressure, and memory holds at
-// most one chunk plus a delimiter's length (or one part's header block while it is read).
+// most one chunk plus a delimiter's length (or one part's header block while it is read). A
+// chunk is handed out as views of itself; it is copied only behind the few bytes of a
+// delimiter the previous chunk may have begun.
 import { HttpError } from "../http/http_error.ts";
 
 /** The limits the parser enforces while it reads; each is a 413 once passed. */
@@ -37,6 +39,20 @@ function indexOf(hay: Uint8Array, needle: Uint8Array, from: number): number {
     if (j === needle.length) return i;
   }
   return -1;
+}
+
+// How many of `hay`'s last bytes (after `from`) may begin a delimiter that the next chunk
+// completes: the longest suffix that is a proper prefix of `needle`. The bytes before it can be
+// handed out or skipped now; mostly no suffix qualifies, and the next chunk is then taken whole,
+// not copied behind the rest.
+function partialAtEnd(hay: Uint8Array, from: number, needle: Uint8Array): number {
+  for (let k = Math.min(needle.length - 1, hay.length - from); k > 0; k--) {
+    const start = hay.length - k;
+    let j = 0;
+    while (j < k && hay[start + j] === needle[j]) j++;
+    if (j === k) return k;
+  }
+  return 0;
 }
 
 /** The parser over one body; `next()` yields events in order until `done`. */
@@ -130,7 +146,8 @@ export class MultipartParser {
           // 1. skip the preamble (or a part's unread rest) up to the next delimiter
           const found = indexOf(this.#buffer, this.#delimiter, this.#pos);
           if (found === -1) {
-            this.#pos = Math.max(this.#pos, this.#buffer.length - this.#delimiter.length + 1);
+            const buffer = this.#buffer;
+            this.#pos = buffer.length - partialAtEnd(buffer, this.#pos, this.#delimiter);
             if (!await this.#fill()) throw bad("no boundary delimiter was found");
             continue;
           }
@@ -191,7 +208,8 @@ export class MultipartParser {
             }
             return { type: "end" };
           }
-          const safe = this.#buffer.length - this.#delimiter.length + 1;
+          const safe = this.#buffer.length -
+            partialAtEnd(this.#buffer, this.#pos, this.#delimiter);
           if (safe > this.#pos) {
             const bytes = this.#buffer.subarray(this.#pos, safe);
             this.#pos = safe;

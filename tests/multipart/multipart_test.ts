@@ -191,6 +191,28 @@ Deno.test("multipart() agrees with busboy on 300 generated bodies, in random chu
   }
 });
 
+Deno.test("multipart() splits a body at every byte the same way, delimiter prefixes included", async () => {
+  // The file holds every proper prefix of its delimiter, each followed by a byte that breaks
+  // it, and ends on one: a chunk may end in what looks like the start of a delimiter.
+  const boundary = "b0undary";
+  const delimiter = `\r\n--${boundary}`;
+  let content = "";
+  for (let k = 1; k < delimiter.length; k++) content += delimiter.slice(0, k) + "x";
+  content += "\r\n-";
+  const body = encoder.encode(
+    `--${boundary}\r\nContent-Disposition: form-data; name="f"; filename="a.bin"\r\n\r\n` +
+      `${content}\r\n--${boundary}\r\nContent-Disposition: form-data; name="t"\r\n\r\n` +
+      `v\r\n--${boundary}--`,
+  );
+  const expected = await reference(body, boundary);
+  assert.equal(expected[0].value, hex(encoder.encode(content)));
+  for (let cut = 1; cut < body.length; cut++) {
+    const actual = await weft(request(chunked(body, [cut, body.length]), boundary));
+    for (const part of actual) part.contentType = part.contentType.split(";")[0];
+    assert.deepEqual(actual, expected, `split at ${cut}`);
+  }
+});
+
 Deno.test("multipart() reads a browser's FormData, with RFC 7578 names and filename*", async () => {
   const form = new FormData();
   form.append("title", "Ünïcode ✓");

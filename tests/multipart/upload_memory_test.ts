@@ -3,7 +3,7 @@
 // 1 GiB version with WEFT_UPLOAD_MIB=1024). Not a timing test: the bound is on memory, and
 // the deadline only keeps a hung upload from hanging the suite.
 import assert from "node:assert/strict";
-import { spawnChild } from "../_child.ts";
+import { runChild, spawnChild } from "../_child.ts";
 import { withDeadline } from "../_deadline.ts";
 
 const MIB = 1024 * 1024;
@@ -50,49 +50,46 @@ Deno.test(`multipart() streams a ${SIZE_MIB} MiB upload to disk with RSS growth 
     });
     const boundary = "----weft-upload-test";
     const bytes = SIZE_MIB * MIB;
-    // curl sends the upload (chunked, from its stdin) as a browser would, from its own process
-    const curl = new Deno.Command("curl", {
-      args: [
-        "-s",
-        "-S",
-        "--max-time",
-        "540",
-        "-X",
-        "POST",
-        "-H",
-        `content-type: multipart/form-data; boundary=${boundary}`,
-        "-H",
-        "transfer-encoding: chunked",
-        "--data-binary",
-        "@-",
-        "-w",
-        "\n%{http_code}",
-        `http://127.0.0.1:${port}/upload`,
-      ],
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
+    // The body goes to a file first, and curl sends it from there (chunked, as a browser's
+    // stream would come) from its own process. curl streams a file; from a pipe it would wait on
+    // this process's writes, and `--data-binary @-` reads everything into curl's memory first
+    // (1 GiB is more than it takes).
+    const source = await Deno.makeTempFile({ prefix: "weft_upload_body_" });
     let output: Deno.CommandOutput;
     try {
       await withDeadline(
-        upload(boundary, bytes).pipeTo(curl.stdin),
-        540_000,
-        `the ${SIZE_MIB} MiB upload`,
+        upload(boundary, bytes).pipeTo((await Deno.open(source, { write: true })).writable),
+        300_000,
+        `the ${SIZE_MIB} MiB body to be written to a file`,
       );
-      output = await withDeadline(curl.output(), 60_000, "curl to finish");
+      output = await runChild("curl", {
+        args: [
+          "-s",
+          "-S",
+          "--max-time",
+          "540",
+          "-X",
+          "POST",
+          "-H",
+          `content-type: multipart/form-data; boundary=${boundary}`,
+          "-H",
+          "transfer-encoding: chunked",
+          "--upload-file",
+          source,
+          "-w",
+          "\n%{http_code}",
+          `http://127.0.0.1:${port}/upload`,
+        ],
+        deadlineMs: 600_000,
+      });
     } finally {
-      try {
-        curl.kill("SIGKILL");
-      } catch {
-        // already exited
-      }
+      await Deno.remove(source);
     }
     const text = new TextDecoder().decode(output.stdout);
     const cut = text.lastIndexOf("\n");
-    const res = { status: Number(text.slice(cut + 1)), json: () => JSON.parse(text.slice(0, cut)) };
-    const report = res.json();
-    assert.equal(res.status, 200, JSON.stringify(report));
+    const curlErrors = new TextDecoder().decode(output.stderr);
+    assert.equal(Number(text.slice(cut + 1)), 200, `${text.slice(0, cut)} ${curlErrors}`);
+    const report = JSON.parse(text.slice(0, cut));
     assert.equal(report.bytes, bytes);
     const growth = report.peak - report.baseline;
     console.log(`RSS growth for ${SIZE_MIB} MiB: ${(growth / MIB).toFixed(1)} MiB`);
