@@ -173,6 +173,7 @@ Deno.test("a request that ends after a logout does not bring the stored session 
   for (const store of [memory, plain]) {
     let release!: () => void;
     const held = new Promise<void>((resolve) => release = resolve);
+    const loaded = Promise.withResolvers<void>();
     const a = chain(
       [session({ secret: SECRET, store })],
       router([
@@ -183,6 +184,7 @@ Deno.test("a request that ends after a logout does not bring the stored session 
         }),
         get("/touch", async (ctx) => {
           const s = getSession<{ user: string }>(ctx);
+          loaded.resolve(); // its session is loaded: the logout comes after
           await held; // the logout happens meanwhile
           s.set({ ...s.value!, touched: true } as { user: string });
           return ctx.json(true);
@@ -199,6 +201,7 @@ Deno.test("a request that ends after a logout does not bring the stored session 
     const login = await a.fetch(new Request("http://localhost/login"));
     const cookie = login.headers.getSetCookie()[0].split(";")[0];
     const touching = request("/touch", cookie);
+    await loaded.promise;
     await request("/logout", cookie);
     release();
     const touched = await touching;
