@@ -17,14 +17,17 @@
 //   4. verify: every relative specifier in npm/ resolves to a file, no `.ts`/`npm:`/`jsr:`
 //      specifier is left, no module imports `ws`, and no file of the Deno adapter slipped in.
 //
-//   deno run -A scripts/build_npm.ts
+//   deno run -A scripts/build_npm.ts               into npm/ (staged in .build/)
+//   deno run -A scripts/build_npm.ts --out <dir>   into <dir> (staged in <dir>.stage), so that
+//                                                  builds at the same time share no folder
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url)).replace(/\/$/, "");
-const STAGE = join(ROOT, ".build");
-const OUT = join(ROOT, "npm");
+const OUT_AT = Deno.args.indexOf("--out");
+const OUT = OUT_AT === -1 ? join(ROOT, "npm") : resolve(Deno.args[OUT_AT + 1]);
+const STAGE = OUT_AT === -1 ? join(ROOT, ".build") : `${OUT}.stage`;
 const DENO_ADAPTER = "lib/server/deno.ts";
 const NODE_ADAPTER = "lib/server/node.ts";
 const NODE_PARTS = /^_node_[a-z0-9_]+\.ts$/; // in lib/server/, imported by NODE_ADAPTER only

@@ -160,12 +160,13 @@ async function denoBundleSize(code: string): Promise<number> {
  */
 export async function installPackedWeft(dir: string): Promise<string> {
   const deno = Deno.execPath();
-  await run(deno, ["run", "-A", "scripts/build_npm.ts"], {
+  // built in `dir`, not in npm/: a test that builds npm/ may run at the same time
+  await run(deno, ["run", "-A", "scripts/build_npm.ts", "--out", `${dir}/npm`], {
     cwd: ROOT,
     timeoutMs: 120_000,
     what: "the npm build (scripts/build_npm.ts)",
   });
-  const packed = await run("npm", ["pack", "--silent", `${ROOT}/npm`, "--pack-destination", dir], {
+  const packed = await run("npm", ["pack", "--silent", `${dir}/npm`, "--pack-destination", dir], {
     cwd: dir,
     timeoutMs: 60_000,
     what: "npm pack",
