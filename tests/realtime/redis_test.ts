@@ -27,16 +27,19 @@ Deno.test("redisTransport() carries topics between hubs, in order per publisher"
       a.publish("feed", "probe").catch(() => {});
       return atA.includes("probe") && atB.includes("probe");
     }, 10_000);
+    // The probe of the last check (and maybe more) is still on its way: it may arrive after the
+    // reset, so it is not counted.
+    const real = (seen: string[]) => seen.filter((m) => m !== "probe");
     atA.length = 0;
     atB.length = 0;
     const sent = Array.from({ length: 200 }, (_, i) => `m${i}`);
     await Promise.all(sent.map((message) => a.publish("feed", message)));
     await eventually(
       "200 messages at both hubs",
-      () => atA.length >= 200 && atB.length >= 200,
+      () => real(atA).length >= 200 && real(atB).length >= 200,
     );
-    assert.deepEqual(atA.filter((m) => m !== "probe"), sent);
-    assert.deepEqual(atB.filter((m) => m !== "probe"), sent);
+    assert.deepEqual(real(atA), sent);
+    assert.deepEqual(real(atB), sent);
     assert.ok(!atB.some((m) => m.startsWith("other:")));
     // A subscriber of a that answers on the same topic: its answer comes after the question,
     // at a's other subscriber and at b (every message comes back through Redis).
