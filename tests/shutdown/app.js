@@ -8,7 +8,7 @@
 //   second SIGTERM  exit 2 at once, whatever is still running
 //
 // It prints "ready <port>" once the signal handlers are in place, "inflight <n>" as latched
-// handlers start, "sse ended <kind>" as sse() streams end (nothing in the app ends them: the
+// handlers start, "stuck" as the handler that never returns starts, "sse ended <kind>" as sse() streams end (nothing in the app ends them: the
 // server's shutdown does), "drained <ms>" and "exiting <code>".
 
 /** How long shutdown() may take before the process exits anyway. */
@@ -33,7 +33,10 @@ export function shutdownApp(weft, print) {
       await latch;
       return new Response("released");
     }),
-    get("/stuck", () => new Promise(() => {})),
+    get("/stuck", () => {
+      print("stuck");
+      return new Promise(() => {});
+    }),
     get("/events", () => {
       let n = 0;
       let timer;
