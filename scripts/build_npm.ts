@@ -26,6 +26,10 @@ import * as esbuild from "esbuild";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url)).replace(/\/$/, "");
 const OUT_AT = Deno.args.indexOf("--out");
+if (OUT_AT !== -1 && !Deno.args[OUT_AT + 1]) {
+  console.error("usage: deno run -A scripts/build_npm.ts [--out <dir>]");
+  Deno.exit(2);
+}
 const OUT = OUT_AT === -1 ? join(ROOT, "npm") : resolve(Deno.args[OUT_AT + 1]);
 const STAGE = OUT_AT === -1 ? join(ROOT, ".build") : `${OUT}.stage`;
 const DENO_ADAPTER = "lib/server/deno.ts";
