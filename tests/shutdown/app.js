@@ -8,8 +8,9 @@
 //   second SIGTERM  exit 2 at once, whatever is still running
 //
 // It prints "ready <port>" once the signal handlers are in place, "inflight <n>" as latched
-// handlers start, "stuck" as the handler that never returns starts, "sse ended <kind>" as sse() streams end (nothing in the app ends them: the
-// server's shutdown does), "drained <ms>" and "exiting <code>".
+// handlers start, "stuck" as the handler that never returns starts, "sse ended <kind>" as
+// sse() streams end (nothing in the app ends them: the server's shutdown does), "drained <ms>"
+// and "exiting <code>".
 
 /** How long shutdown() may take before the process exits anyway. */
 export const GRACE_MS = 5_000;
