@@ -198,7 +198,6 @@ export function sanitizeFilename(name: string): string {
   let end = out.length;
   while (end > 0 && (out[end - 1] === "." || out[end - 1] === " ")) end--;
   out = out.slice(0, end);
-  if (out === "") return "";
   return DEVICE.test(out) ? `_${out}` : out;
 }
 
