@@ -7,6 +7,8 @@
 // (iteration, a change), delegating to it from then on. It inherits from Headers.prototype, so
 // `instanceof Headers` holds, and it iterates like one, so `new Headers(headers)` copies it.
 
+import { delegate } from "./_node_delegate.ts";
+
 const RAW = Symbol("weft.rawHeaders");
 const HTTP2 = Symbol("weft.http2");
 const REAL = Symbol("weft.realHeaders");
@@ -93,22 +95,6 @@ export class NodeHeaders {
     return findHeader(this[RAW], lowerName(name, "has"), this[HTTP2]) !== null;
   }
 
-  set(name: string, value: string): void {
-    realHeaders(this).set(name, value);
-  }
-
-  append(name: string, value: string): void {
-    realHeaders(this).append(name, value);
-  }
-
-  delete(name: string): void {
-    realHeaders(this).delete(name);
-  }
-
-  getSetCookie(): string[] {
-    return realHeaders(this).getSetCookie();
-  }
-
   forEach(
     callback: (value: string, key: string, parent: Headers) => void,
     thisArg?: unknown,
@@ -116,18 +102,6 @@ export class NodeHeaders {
     realHeaders(this).forEach((value, key) => {
       callback.call(thisArg, value, key, this as unknown as Headers);
     });
-  }
-
-  entries(): ReturnType<Headers["entries"]> {
-    return realHeaders(this).entries();
-  }
-
-  keys(): ReturnType<Headers["keys"]> {
-    return realHeaders(this).keys();
-  }
-
-  values(): ReturnType<Headers["values"]> {
-    return realHeaders(this).values();
   }
 
   [Symbol.iterator](): ReturnType<Headers["entries"]> {
@@ -145,6 +119,8 @@ Object.defineProperty(NodeHeaders.prototype, Symbol.for("nodejs.util.inspect.cus
     return inspect(realHeaders(this), options);
   },
 });
+// The rest of Headers' methods (set(), append(), keys(), …) act on the real Headers.
+delegate(NodeHeaders.prototype, Headers.prototype, realHeaders);
 Object.setPrototypeOf(NodeHeaders.prototype, Headers.prototype);
 
 /** The real `Headers` behind `headers` (built once for a NodeHeaders), or `headers` itself. */

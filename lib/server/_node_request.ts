@@ -1,6 +1,7 @@
 // A Node request as a Web `Request`, built lazily: the request half of lib/server/node.ts.
 import type { Buffer } from "node:buffer";
 import type * as http from "node:http";
+import { delegate } from "./_node_delegate.ts";
 import { findHeader, NodeHeaders, realHeaders } from "./_node_headers.ts";
 import { REQUEST_TARGET } from "./types.ts";
 
@@ -42,7 +43,6 @@ const HEADERS = Symbol("weft.headers");
 const BODY = Symbol("weft.body");
 const REAL = Symbol("weft.real");
 const CONTROLLER = Symbol("weft.controller");
-const TO_REAL = Symbol("weft.toReal");
 
 /**
  * A `Request` whose method, URL, headers, body and signal come straight from Node's request;
@@ -100,18 +100,19 @@ class NodeRequest {
   get signal(): AbortSignal {
     return abortControllerOf(this).signal;
   }
+}
 
-  [TO_REAL](): Request {
-    if (this[REAL] !== undefined) return this[REAL];
-    const body = this.body;
-    return this[REAL] = new Request(this[HEAD].url, {
-      method: this.method,
-      headers: realHeaders(this.headers),
-      body,
-      signal: this.signal,
-      ...(body === null ? {} : { duplex: "half" }),
-    } as RequestInit);
-  }
+// The real Request, built once, which owns the body and signal from then on.
+function realRequest(request: NodeRequest): Request {
+  if (request[REAL] !== undefined) return request[REAL];
+  const body = request.body;
+  return request[REAL] = new Request(request[HEAD].url, {
+    method: request.method,
+    headers: realHeaders(request.headers),
+    body,
+    signal: request.signal,
+    ...(body === null ? {} : { duplex: "half" }),
+  } as RequestInit);
 }
 
 function abortControllerOf(request: NodeRequest): AbortController {
@@ -132,38 +133,12 @@ function abortControllerOf(request: NodeRequest): AbortController {
 // internal slots (own symbols of a Request), which is what makes `new Request(request)` and
 // `fetch(request)` accept a NodeRequest. When the slots are not reachable (a Node whose undici
 // keeps them in private fields), LAZY is false and every request is built eagerly instead.
-const OWN = new Set(["constructor", "method", "url", "headers", "body", "signal"]);
-for (const name of Object.getOwnPropertyNames(Request.prototype)) {
-  if (OWN.has(name)) continue;
-  const descriptor = Object.getOwnPropertyDescriptor(Request.prototype, name)!;
-  Object.defineProperty(
-    NodeRequest.prototype,
-    name,
-    typeof descriptor.value === "function"
-      ? {
-        value: function (this: NodeRequest, ...args: unknown[]) {
-          const real = this[TO_REAL]() as unknown as Record<string, (...a: unknown[]) => unknown>;
-          return real[name](...args);
-        },
-        writable: true,
-        configurable: true,
-      }
-      : {
-        get(this: NodeRequest) {
-          return (this[TO_REAL]() as unknown as Record<string, unknown>)[name];
-        },
-        configurable: true,
-      },
-  );
-}
-for (const slot of Object.getOwnPropertySymbols(new Request("http://localhost/"))) {
-  Object.defineProperty(NodeRequest.prototype, slot, {
-    get(this: NodeRequest) {
-      return (this[TO_REAL]() as unknown as Record<symbol, unknown>)[slot];
-    },
-    configurable: true,
-  });
-}
+delegate(
+  NodeRequest.prototype,
+  Request.prototype,
+  realRequest,
+  Object.getOwnPropertySymbols(new Request("http://localhost/")),
+);
 Object.setPrototypeOf(NodeRequest.prototype, Request.prototype);
 
 const LAZY = (() => {
@@ -202,7 +177,7 @@ export function lazyRequestsLive(): boolean {
  */
 export function toRequest(head: RequestHead, input: BodySource | null, closer: Closable): Request {
   const request = new NodeRequest(head, input, closer);
-  return LAZY ? request as unknown as Request : request[TO_REAL]();
+  return LAZY ? request as unknown as Request : realRequest(request);
 }
 
 /** Whether a node:http request has a body, by its method and framing headers. */

@@ -9,6 +9,8 @@
 // NodeResponse.prototype inherits from Response.prototype and `instanceof Response` holds for
 // both kinds, so code that checks or extends responses keeps working.
 
+import { delegate } from "./_node_delegate.ts";
+
 const NATIVE = Symbol.for("weft.nativeResponse");
 
 /** Node's own Response class, even when serve() has replaced the global. */
@@ -216,33 +218,13 @@ function realOf(response: NodeResponse): Response {
   return real;
 }
 
-// Every other member of Response.prototype (text(), json(), blob(), …) delegates to the real one.
-for (const name of Object.getOwnPropertyNames(NativeResponse.prototype)) {
-  if (Object.hasOwn(NodeResponse.prototype, name)) continue;
-  const descriptor = Object.getOwnPropertyDescriptor(NativeResponse.prototype, name)!;
-  if (typeof descriptor.value !== "function") continue;
-  Object.defineProperty(NodeResponse.prototype, name, {
-    value: function (this: NodeResponse, ...args: unknown[]) {
-      const real = realOf(this) as unknown as Record<string, (...a: unknown[]) => unknown>;
-      return real[name](...args);
-    },
-    writable: true,
-    configurable: true,
-  });
-}
-// So do undici's internal slots (own symbols of a Response): Node's own methods called on a
+// Every other member of Response.prototype (text(), json(), blob(), …) delegates to the real
+// one. So do undici's internal slots (own symbols of a Response): Node's own methods called on a
 // NodeResponse (`Response.prototype.text.call(response)` with the class captured before serve()
 // replaced it) then work on the real one. Without them (an undici that keeps its state in
 // private fields) those methods would refuse a NodeResponse, so it is not installed.
 const SLOTS = Object.getOwnPropertySymbols(new NativeResponse(null));
-for (const slot of SLOTS) {
-  Object.defineProperty(NodeResponse.prototype, slot, {
-    get(this: NodeResponse) {
-      return (realOf(this) as unknown as Record<symbol, unknown>)[slot];
-    },
-    configurable: true,
-  });
-}
+delegate(NodeResponse.prototype, NativeResponse.prototype, realOf, SLOTS);
 Object.defineProperty(NodeResponse.prototype, Symbol.for("nodejs.util.inspect.custom"), {
   value: function (
     this: NodeResponse,
