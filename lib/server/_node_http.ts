@@ -57,14 +57,15 @@ export class ServerState implements SocketRegistry, ShutdownRegistry {
   readonly sniffing: Set<Socket> = new Set();
   /** HTTP/1.1 connections (not yet upgraded), for shutdown() to drop the stalled ones. */
   readonly h1: Set<Socket> = new Set();
-  readonly fetch: FetchFunction;
-  readonly answer: Answer | undefined;
-  readonly onError: RuntimeServeOptions["onError"];
-  readonly scheme: string;
-  readonly fallbackHost: string;
-  readonly headersTimeout: number;
-  readonly requestTimeout: number;
-  readonly keepAliveTimeout: number;
+  // Declared only: the constructor assigns them, so the bundle carries no field definitions.
+  declare readonly fetch: FetchFunction;
+  declare readonly answer: Answer | undefined;
+  declare readonly onError: RuntimeServeOptions["onError"];
+  declare readonly scheme: string;
+  declare readonly fallbackHost: string;
+  declare readonly headersTimeout: number;
+  declare readonly requestTimeout: number;
+  declare readonly keepAliveTimeout: number;
   // The last Host that passed the check: a client sends the same one on every request.
   host = "";
 
