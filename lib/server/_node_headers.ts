@@ -74,13 +74,15 @@ function build(raw: readonly string[], http2: boolean): Headers {
 
 /** The headers of a Node request, lazily a real `Headers`. */
 export class NodeHeaders {
-  [RAW]: readonly string[];
-  [HTTP2]: boolean;
-  [REAL]: Headers | undefined = undefined;
+  // Declared only, as in NodeRequest: the constructor assigns each once.
+  declare [RAW]: readonly string[];
+  declare [HTTP2]: boolean;
+  declare [REAL]: Headers | undefined;
 
   constructor(raw: readonly string[], http2: boolean) {
     this[RAW] = raw;
     this[HTTP2] = http2;
+    this[REAL] = undefined;
   }
 
   get(name: string): string | null {
