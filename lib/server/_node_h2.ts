@@ -8,7 +8,7 @@
 // by _node_h2_stream.ts, which loads on the first stream a server gets, so that apps served
 // over HTTP/1.1 only never load it, and bundlers that split code keep it out of the entry chunk.
 import type * as http2 from "node:http2";
-import { checked, connInfo, handle, type ServerState, settle } from "./_node_http.ts";
+import { checked, connInfo, handle, problemBody, type ServerState, settle } from "./_node_http.ts";
 import { send } from "./_node_send.ts";
 import { lazy } from "./_node_lazy.ts";
 import type { Serving } from "./_node_h2_stream.ts";
@@ -20,10 +20,6 @@ function ignore(): void {}
 const SERVING: Serving = { checked, connInfo, handle, settle, send };
 
 const streams = lazy("the HTTP/2 stream server", () => import("./_node_h2_stream.ts"));
-
-// The body of the 500 that a stream gets when the stream server cannot be loaded, as
-// `problem({ status: 500 })` makes it (building that needs the writer of the module that failed).
-const UNAVAILABLE = '{"type":"about:blank","title":"Internal Server Error","status":500}';
 
 /**
  * Serves HTTP/2 streams of `server` (_node_h2_stream.ts), tracks its sessions for shutdown,
@@ -49,7 +45,7 @@ export function serveStreams(
             if (stream.destroyed || stream.closed || stream.headersSent) stream.destroy();
             else {
               stream.respond({ ":status": 500, "content-type": "application/problem+json" });
-              stream.end(UNAVAILABLE);
+              stream.end(problemBody(500)); // problem() needs the writer that failed to load
             }
           } catch {
             stream.destroy(); // the stream went away in between

@@ -426,11 +426,7 @@ export function listenH1Limits(
       socket.destroy();
       return;
     }
-    const body = JSON.stringify({
-      type: "about:blank",
-      title: http.STATUS_CODES[status],
-      status,
-    });
+    const body = problemBody(status);
     socket.end(
       `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\n` +
         `content-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
@@ -441,6 +437,14 @@ export function listenH1Limits(
     const linger = setTimeout(() => socket.destroy(), LINGER_MS);
     socket.once("close", () => clearTimeout(linger));
   });
+}
+
+/**
+ * The body of `problem({ status })`, for answers written without a Response: Node's client
+ * errors, and the 500 of an HTTP/2 stream whose server cannot be loaded.
+ */
+export function problemBody(status: number): string {
+  return JSON.stringify({ type: "about:blank", title: http.STATUS_CODES[status], status });
 }
 
 /**
