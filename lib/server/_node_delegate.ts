@@ -6,7 +6,7 @@
  * Defines on `target` (a light class's prototype) each member of `proto` (the Web class's
  * prototype) that `target` lacks, and each of `slots` (undici's internal slots, own symbols of
  * its objects): a method calls the same method of `real(this)`, anything else is a getter that
- * reads it there.
+ * reads it there. Then makes `target` inherit from `proto`, so that `instanceof` holds.
  */
 export function delegate<T>(
   target: T,
@@ -39,4 +39,5 @@ export function delegate<T>(
     }
   }
   for (const slot of slots) define(slot, false);
+  Object.setPrototypeOf(target, proto);
 }

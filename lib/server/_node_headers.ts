@@ -123,7 +123,6 @@ Object.defineProperty(NodeHeaders.prototype, Symbol.for("nodejs.util.inspect.cus
 });
 // The rest of Headers' methods (set(), append(), keys(), …) act on the real Headers.
 delegate(NodeHeaders.prototype, Headers.prototype, realHeaders);
-Object.setPrototypeOf(NodeHeaders.prototype, Headers.prototype);
 
 /** The real `Headers` behind `headers` (built once for a NodeHeaders), or `headers` itself. */
 export function realHeaders(headers: Headers | NodeHeaders): Headers {

@@ -139,7 +139,6 @@ delegate(
   realRequest,
   Object.getOwnPropertySymbols(new Request("http://localhost/")),
 );
-Object.setPrototypeOf(NodeRequest.prototype, Request.prototype);
 
 const LAZY = (() => {
   try {

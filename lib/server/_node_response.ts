@@ -236,7 +236,6 @@ Object.defineProperty(NodeResponse.prototype, Symbol.for("nodejs.util.inspect.cu
     return `Response ${inspect({ status, statusText, headers, bodyUsed, ok }, options)}`;
   },
 });
-Object.setPrototypeOf(NodeResponse.prototype, NativeResponse.prototype);
 Object.setPrototypeOf(NodeResponse, NativeResponse);
 Object.defineProperty(NodeResponse, NATIVE, { value: NativeResponse });
 
