@@ -12,7 +12,8 @@ import { delegate } from "./_node_delegate.ts";
 const RAW = Symbol("weft.rawHeaders");
 const HTTP2 = Symbol("weft.http2");
 const REAL = Symbol("weft.realHeaders");
-const TOKEN = /^[!#$%&'*+\-.^_`|~\dA-Za-z]+$/;
+/** A field name (RFC 9110 §5.6.2: a token). */
+export const TOKEN = /^[!#$%&'*+\-.^_`|~\dA-Za-z]+$/;
 
 function isWhitespace(code: number): boolean {
   return code === 32 || code === 9 || code === 10 || code === 13;

@@ -10,6 +10,7 @@
 // both kinds, so code that checks or extends responses keeps working.
 
 import { delegate } from "./_node_delegate.ts";
+import { TOKEN } from "./_node_headers.ts";
 
 const NATIVE = Symbol.for("weft.nativeResponse");
 
@@ -39,7 +40,6 @@ export const TEXT_TYPE = "text/plain;charset=UTF-8";
 export const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   "content-type": "application/json",
 });
-const TOKEN = /^[!#$%&'*+\-.^_`|~\dA-Za-z]+$/;
 const BAD_VALUE = /[\0\r\n\u0100-\uffff]/;
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 // Uint8Array's own slice(): Buffer's shares the memory.
