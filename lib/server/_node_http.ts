@@ -390,17 +390,15 @@ export function listenH1Limits(
   server: http.Server | http2.Http2SecureServer,
   state: ServerState,
 ): void {
-  const { headersTimeout, requestTimeout } = state;
-  const target = server as unknown as Record<string, number>;
-  target.headersTimeout = headersTimeout;
-  target.requestTimeout = requestTimeout;
-  target.keepAliveTimeout = state.keepAliveTimeout;
-  target.maxHeaderSize = MAX_HEADER_BYTES;
+  const { headersTimeout, requestTimeout, keepAliveTimeout } = state;
   const shortest = Math.min(headersTimeout || Infinity, requestTimeout || Infinity);
-  target.connectionsCheckingInterval = Math.max(
-    Math.min(CHECK_INTERVAL_MS, Math.ceil(shortest / 4)),
-    1,
-  );
+  Object.assign(server, {
+    headersTimeout,
+    requestTimeout,
+    keepAliveTimeout,
+    maxHeaderSize: MAX_HEADER_BYTES,
+    connectionsCheckingInterval: Math.max(Math.min(CHECK_INTERVAL_MS, Math.ceil(shortest / 4)), 1),
+  });
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Socket) => {
     // The parser goes on reading what the client still sends and may fail again on it: the
     // answer below is on its way, and destroying the socket now would reset the connection
