@@ -117,10 +117,19 @@ export function closeIfIdle(session: http2.ServerHttp2Session): void {
   if (openStreams(session) === 0) session.close();
 }
 
+// RFC 9113 §8.2.2: connection-specific fields are malformed in HTTP/2 (and Node throws on them).
+const FORBIDDEN = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "transfer-encoding",
+  "upgrade",
+]);
+
 // An HTTP/2 stream as send() writes to it. The head is held until the first write or end(),
-// so that a response without a body goes out as one HEADERS frame that ends the stream.
+// so that a response without a body goes out as one HEADERS frame that ends the stream; the
+// fields HTTP/2 forbids are left out of it.
 export class StreamWriter implements Writer {
-  readonly http2 = true;
   readonly #stream: http2.ServerHttp2Stream;
   #head: http2.OutgoingHttpHeaders | undefined = undefined;
 
@@ -145,6 +154,7 @@ export class StreamWriter implements Writer {
     const headers: http2.OutgoingHttpHeaders = { ":status": status };
     for (let i = 0; i < head.length; i += 2) {
       const name = head[i] as string;
+      if (FORBIDDEN.has(name)) continue;
       const value = head[i + 1];
       const seen = headers[name];
       headers[name] = seen === undefined

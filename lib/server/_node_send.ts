@@ -1,9 +1,10 @@
 // Writing a Web `Response` onto Node's response: the response half of lib/server/node.ts.
 //
 // The head goes out in one writeHead() call with a flat [name, value, …] list (node:http takes
-// it as it is; the HTTP/2 writer of _node_h2.ts turns it into one respond()). A body that is a
-// string or bytes goes out in one end() with its Content-Length; a stream is read and written
-// with backpressure by _node_pipe.ts, loaded on the first streamed body.
+// it as it is; the HTTP/2 writer of _node_h2_stream.ts turns it into one respond(), leaving out
+// the connection-specific fields HTTP/2 forbids). A body that is a string or bytes goes out in
+// one end() with its Content-Length; a stream is read and written with backpressure by
+// _node_pipe.ts, loaded on the first streamed body.
 import { Buffer } from "node:buffer";
 import {
   HEADERS,
@@ -21,25 +22,15 @@ import { lazy } from "./_node_lazy.ts";
 
 export type { Head, Writer } from "./_node_writer.ts";
 
-// RFC 9113 §8.2.2: connection-specific fields are malformed in HTTP/2 (and Node throws on them).
-const H2_FORBIDDEN = new Set([
-  "connection",
-  "keep-alive",
-  "proxy-connection",
-  "transfer-encoding",
-  "upgrade",
-]);
-
 // What the two head builders found among the fields they copied.
 const TYPED = 1; // a Content-Type
 const LENGTH = 2; // a Content-Length
 
 // Returns LENGTH when the headers carry a Content-Length, 0 otherwise.
-function headFromHeaders(headers: Headers, h2: boolean, head: Head): number {
+function headFromHeaders(headers: Headers, head: Head): number {
   let found = 0;
   // Iteration yields names in lower case, values combined, and each Set-Cookie on its own.
   for (const [name, value] of headers) {
-    if (h2 && H2_FORBIDDEN.has(name)) continue;
     if (name === "content-length") found = LENGTH;
     head.push(name, value);
   }
@@ -48,11 +39,10 @@ function headFromHeaders(headers: Headers, h2: boolean, head: Head): number {
 
 // Headers given as a plain object (validated by the NodeResponse constructor); returns TYPED
 // and LENGTH for the fields among them.
-function headFromPlain(plain: Record<string, unknown>, h2: boolean, head: Head): number {
+function headFromPlain(plain: Record<string, unknown>, head: Head): number {
   let found = 0;
   for (const key in plain) {
     const name = key.toLowerCase();
-    if (h2 && H2_FORBIDDEN.has(name)) continue;
     if (name === "content-type") found |= TYPED;
     else if (name === "content-length") found |= LENGTH;
     const value = plain[key];
@@ -150,9 +140,9 @@ function write(response: Response, res: Writer, method: string, closing: boolean
       return;
     }
   }
-  const h2 = res.http2 === true;
   const status = response.status;
-  const head: Head = closing && !h2 ? ["connection", "close"] : [];
+  // (HTTP/2 forbids this field: its writer leaves it out.)
+  const head: Head = closing ? ["connection", "close"] : [];
   let found = 0; // TYPED and LENGTH, from the head builders
   let body: string | Uint8Array | null | undefined;
   let stream: ReadableStream<Uint8Array> | null = null;
@@ -160,12 +150,12 @@ function write(response: Response, res: Writer, method: string, closing: boolean
   if (isNodeResponse(response) && response[REAL] === undefined) {
     const source = response[SOURCE];
     const headers = response[HEADERS];
-    if (headers !== undefined) found = headFromHeaders(headers, h2, head);
+    if (headers !== undefined) found = headFromHeaders(headers, head);
     else {
       const plain = response[PLAIN];
       if (plain === JSON_HEADERS) head.push("content-type", "application/json");
       else {
-        if (plain !== undefined) found = headFromPlain(plain, h2, head);
+        if (plain !== undefined) found = headFromPlain(plain, head);
         if ((found & TYPED) === 0 && typeof source === "string") {
           head.push("content-type", TEXT_TYPE);
         }
@@ -174,7 +164,7 @@ function write(response: Response, res: Writer, method: string, closing: boolean
     if (source instanceof ReadableStream) stream = source;
     else body = source;
   } else {
-    found = headFromHeaders(response.headers, h2, head);
+    found = headFromHeaders(response.headers, head);
     body = isNodeResponse(response) ? undefined : sourceOf(response);
     if (body === undefined) stream = response.body;
   }

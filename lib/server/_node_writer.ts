@@ -4,10 +4,9 @@
 
 /**
  * What send() writes to: node:http's ServerResponse as it is, or an HTTP/2 stream through the
- * writer of _node_h2_stream.ts (`http2` true).
+ * writer of _node_h2_stream.ts.
  */
 export interface Writer {
-  readonly http2?: boolean;
   readonly headersSent: boolean;
   readonly writableFinished: boolean;
   writeHead(status: number, headers: Head): unknown;
