@@ -23,6 +23,7 @@ import type {
 import { SHUTDOWN } from "./types.ts";
 import { isHost } from "../http/host.ts";
 import { problem } from "../http/problem.ts";
+import { atHand } from "./_deno_body.ts";
 
 function toStat(info: Deno.FileInfo): FileStat {
   const mtimeMs = info.mtime?.getTime() ?? 0;
@@ -422,14 +423,14 @@ export const CLONE_TEXT_RESPONSES = true;
  * The string or bytes a response was made from, while nothing has touched its body (Deno
  * sends such a body whole, with its Content-Length); `undefined` otherwise.
  */
-export { atHand as bodyAtHand } from "./_deno_body.ts";
+export { atHand as bodyAtHand };
 
 /**
  * Loads Deno's compression (CompressionStream for streams, node:zlib for whole bodies) on
  * first use, so that apps that never compress load none of it.
  */
 export const loadCompression: LoadCompression = () =>
-  import("./_deno_compression.ts").then((module) => module.compression);
+  import("./_deno_compression.ts").then((module) => ({ ...module.compression, atHand }));
 
 /**
  * The Deno implementation of the runtime interface. Modules import the named functions above
