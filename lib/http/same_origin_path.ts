@@ -4,6 +4,10 @@
  * @module
  */
 
+// The leading run (possibly empty) of "/", "\", tab, LF, CR, and of %2F, %5C, %09, %0A, %0D in
+// either case: each alternative starts with its own character, so the match is linear.
+const SLASH_LIKE = /^(?:[/\\\t\n\r]|%(?:2f|5c|0[9ad]))*/i;
+
 /**
  * Returns `path` as a `Location` value that resolves to the same origin. A browser reads a
  * leading `//` or `/\` as the start of another host (WHATWG URL: a backslash is a slash in
@@ -27,24 +31,5 @@
  * ```
  */
 export function sameOriginPath(path: string): string {
-  let i = 0;
-  while (i < path.length) {
-    const c = path.charCodeAt(i);
-    if (c === 0x2f || c === 0x5c || c === 0x09 || c === 0x0a || c === 0x0d) i++;
-    else if (c === 0x25 && isSlashLikeEscape(path.charCodeAt(i + 1), path.charCodeAt(i + 2))) {
-      i += 3;
-    } else break;
-  }
-  // The common case: one "/" and then an ordinary character.
-  if (i === 1 && path.charCodeAt(0) === 0x2f) return path;
-  return "/" + path.slice(i);
-}
-
-// %2F, %5C, %09, %0A, %0D in either case.
-function isSlashLikeEscape(hi: number, lo: number): boolean {
-  const low = lo | 0x20; // ASCII lower case for the hex letter
-  if (hi === 0x32) return low === 0x66; // 2F
-  if (hi === 0x35) return low === 0x63; // 5C
-  if (hi === 0x30) return lo === 0x39 || low === 0x61 || low === 0x64; // 09, 0A, 0D
-  return false;
+  return path.replace(SLASH_LIKE, "/");
 }
