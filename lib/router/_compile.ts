@@ -85,13 +85,13 @@ export function compileTrees<T>(
     const byLength: Record<number, string> = {};
     for (const [path, entry] of tree.statics) {
       byLength[path.length] = (byLength[path.length] ?? "") +
-        `if(p===${str(path)})return ${ref(entry.hit)};`;
+        `if(p===${str(path)})return ${ref(entry)};`;
     }
     let code = "";
     for (const length in byLength) {
       const tests = byLength[length];
       code += `case ${length}:${
-        tests.length > 500 ? `{const h=${ref(tree.statics)}.get(p);if(h)return h.hit}` : tests
+        tests.length > 500 ? `{const h=${ref(tree.statics)}.get(p);if(h)return h}` : tests
       }break;`;
     }
     code = `switch(l){${code}}${node(tree.root, "", 0, "")}`;

@@ -13,14 +13,11 @@ export interface RadixMatch<T> {
   values: string[];
 }
 
-/** A route as the tree stores it (shared by radix.ts and _compile.ts). */
-export interface Entry<T> {
-  data: T;
-  pattern: string;
-  names: readonly string[];
-  /** The shared result of a static route (it has no values to fill in). */
-  hit: RadixMatch<T>;
-}
+/**
+ * A route as the tree stores it (shared by radix.ts and _compile.ts), with no values: the match
+ * of a static route itself, and what the match of a route with params is made from.
+ */
+export type Entry<T> = RadixMatch<T>;
 
 /**
  * A tree node (shared by radix.ts and _compile.ts). A node consumes `prefix` (static

@@ -129,12 +129,7 @@ export class RadixTree<T> {
       );
     }
     const names: string[] = [];
-    const entry: Entry<T> = {
-      data,
-      pattern,
-      names,
-      hit: { data, pattern, names, values: NO_VALUES },
-    };
+    const entry: Entry<T> = { data, pattern, names, values: NO_VALUES };
     let node = tree.root;
     let text = "";
     for (const segment of segments) {
@@ -174,7 +169,7 @@ export class RadixTree<T> {
     if (tree === undefined) return undefined;
     // 1. fully static patterns: one map lookup, no allocation
     const hit = tree.statics.get(path);
-    if (hit !== undefined) return hit.hit;
+    if (hit !== undefined) return hit;
     // 2. the tree, with backtracking
     const values: string[] = [];
     const entry = walk(tree.root, path, 0, values);
