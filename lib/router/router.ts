@@ -360,8 +360,6 @@ export function group<
 
 interface Target {
   handler: Handler;
-  /** The route pattern, for ctx.route. */
-  pattern: string;
   /** A HEAD answered by a GET handler: the body is dropped. */
   headFromGet: boolean;
   /** A static pattern without "%": a path equal to it needs no percent-decoding. */
@@ -450,7 +448,7 @@ function enter(ctx: Context, match: RadixMatch<Target>, encoded: boolean): void 
     }
     ctx.params = params;
   }
-  ctx.route = match.data.pattern;
+  ctx.route = match.pattern;
 }
 
 // The path with its trailing slash removed, or with one added.
@@ -500,8 +498,7 @@ export function router(routes: readonly (Route | Group)[], options: RouterOption
       throw new TypeError(`Cannot add route "${method} ${pattern}": the handler is not a function`);
     }
     const target: Target = {
-      handler: middleware.length > 0 ? compose(middleware, handler) : handler,
-      pattern,
+      handler: compose(middleware, handler), // the handler itself without middleware
       headFromGet: false,
       plain: isPlain(pattern),
       refuse: middleware.length > 0 ? compose(middleware, refuse) : undefined,
@@ -518,8 +515,7 @@ export function router(routes: readonly (Route | Group)[], options: RouterOption
 
   // 405 with Allow, or the automatic OPTIONS answer, for a path that has routes.
   function refuse(ctx: Context): Response {
-    const path = ctx.path.includes("%") ? ctx.decodedPath : ctx.path;
-    const allowed = tree.methodsFor(path);
+    const allowed = tree.methodsFor(ctx.decodedPath);
     if (!allowed.includes("OPTIONS")) allowed.push("OPTIONS");
     const allow = allowed.join(", ");
     if (ctx.req.method === "OPTIONS") {
