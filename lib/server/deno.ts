@@ -229,10 +229,6 @@ export function innerHeaderLive(): boolean | undefined {
   return inner === undefined ? undefined : inner !== null;
 }
 
-function badHost(): Response {
-  return problem({ status: 400, detail: "The Host header is not a valid host[:port]" });
-}
-
 /**
  * Starts `Deno.serve`. `shutdown()` and the abort signal first close every WebSocket the server
  * upgraded with 1001 and run the other closers of its registry (event streams end), then let
@@ -257,7 +253,9 @@ export function serve(fetch: FetchFunction, options: RuntimeServeOptions): Runti
     // Deno builds request.url from Host: a Host with a path in it would choose the route.
     const host = hostOf(request);
     if (host !== null && host !== lastHost) {
-      if (!isHost(host)) return badHost();
+      if (!isHost(host)) {
+        return problem({ status: 400, detail: "The Host header is not a valid host[:port]" });
+      }
       lastHost = host;
     }
     return fetch(request, new ServedInfo(info, open));
