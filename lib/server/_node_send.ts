@@ -26,12 +26,18 @@ export type { Head, Writer } from "./_node_writer.ts";
 const TYPED = 1; // a Content-Type
 const LENGTH = 2; // a Content-Length
 
+// The head builders leave out a Transfer-Encoding the response carries (one copied from a
+// proxied response, say): the framing is the server's, a Content-Length or node:http's chunked
+// coding, and node:http given both would send both (RFC 9112 §6.2: never both).
+const FRAMING = "transfer-encoding";
+
 // Returns LENGTH when the headers carry a Content-Length, 0 otherwise.
 function headFromHeaders(headers: Headers, head: Head): number {
   let found = 0;
   // Iteration yields names in lower case, values combined, and each Set-Cookie on its own.
   for (const [name, value] of headers) {
     if (name === "content-length") found = LENGTH;
+    else if (name === FRAMING) continue;
     head.push(name, value);
   }
   return found;
@@ -45,6 +51,7 @@ function headFromPlain(plain: Record<string, unknown>, head: Head): number {
     const name = key.toLowerCase();
     if (name === "content-type") found |= TYPED;
     else if (name === "content-length") found |= LENGTH;
+    else if (name === FRAMING) continue;
     const value = plain[key];
     head.push(name, typeof value === "string" ? value : String(value));
   }

@@ -390,13 +390,69 @@ export const appCases: Record<string, Case> = {
       assert.equal(reached, 0);
     });
   },
+
+  async "a response that carries Transfer-Encoding, as a proxied one does, is framed once"(env) {
+    const { get, router } = env.weft;
+    const te = { "transfer-encoding": "chunked" };
+    const bytes = (text: string) => new TextEncoder().encode(text);
+    const stream = (...parts: string[]) =>
+      new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          const part = parts.shift();
+          if (part === undefined) return controller.close();
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          controller.enqueue(bytes(part));
+        },
+      });
+    const bodies: Record<string, string> = {};
+    const routes = [
+      ["/text", "text", () => new Response("text", { headers: te })],
+      ["/headers", "in Headers", () => new Response("in Headers", { headers: new Headers(te) })],
+      ["/bytes", "bytes", () => new Response(bytes("bytes"), { headers: te })],
+      ["/one", "one chunk", () => new Response(stream("one chunk"), { headers: te })],
+      ["/two", "two chunks", () => new Response(stream("two ", "chunks"), { headers: te })],
+    ] as const;
+    for (const [path, body] of routes) bodies[path] = body;
+    const app = router([
+      ...routes.map(([path, , handler]) => get(path, handler)),
+      get("/next", () => new Response("NEXT")),
+    ]);
+    await withServer(env, app, async (base) => {
+      const { port } = new URL(base);
+      for (const path of Object.keys(bodies)) {
+        const answer = await rawRequest(
+          env,
+          port,
+          `GET ${path} HTTP/1.1\r\nHost: localhost\r\n\r\n` +
+            "GET /next HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
+          { halfClose: false },
+        );
+        // RFC 9112 §6.2: never both; the body, read by the framing sent, is the whole body
+        // and the pipelined response follows it intact.
+        const first = readFramed(answer, path);
+        assert.equal(first.body, bodies[path], path);
+        const second = readFramed(answer.slice(first.end), `${path} then /next`);
+        assert.equal(second.body, "NEXT", path);
+      }
+    });
+  },
 };
 
-// Sends raw bytes over TCP and returns what came back once the server closes (bounded).
-function rawRequest(_env: Env, port: string, text: string): Promise<string> {
+// Sends raw bytes over TCP and returns what came back once the server closes (bounded). The
+// client ends its side after the bytes unless `halfClose` is false (Deno.serve drops a streamed
+// response to a client that has ended its side).
+function rawRequest(
+  _env: Env,
+  port: string,
+  text: string,
+  { halfClose = true } = {},
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    const socket = net.connect(Number(port), "127.0.0.1", () => socket.end(text, "latin1"));
+    const socket = net.connect(Number(port), "127.0.0.1", () => {
+      if (halfClose) socket.end(text, "latin1");
+      else socket.write(text, "latin1");
+    });
     const timer = setTimeout(() => {
       socket.destroy();
       reject(new Error(`no answer to ${JSON.stringify(text)} within 5 s`));
@@ -408,4 +464,30 @@ function rawRequest(_env: Env, port: string, text: string): Promise<string> {
       resolve(Buffer.concat(chunks).toString("latin1"));
     });
   });
+}
+
+// Reads one HTTP/1.1 response from the start of `text` by its own framing (chunked, or a
+// Content-Length; never both); returns its body and where the response ends.
+function readFramed(text: string, what: string): { body: string; end: number } {
+  const split = text.indexOf("\r\n\r\n");
+  assert.ok(text.startsWith("HTTP/1.1 200 ") && split !== -1, `${what}: ${text}`);
+  const head = text.slice(0, split).toLowerCase();
+  const chunked = /\r\ntransfer-encoding: *chunked\r?$/m.test(head);
+  const length = /\r\ncontent-length: *(\d+)/.exec(head);
+  assert.ok(!(chunked && length), `${what}: Transfer-Encoding and Content-Length: ${head}`);
+  let at = split + 4;
+  if (!chunked) {
+    assert.ok(length, `${what}: no framing: ${head}`);
+    return { body: text.slice(at, at + Number(length[1])), end: at + Number(length[1]) };
+  }
+  let body = "";
+  for (;;) {
+    const line = text.indexOf("\r\n", at);
+    assert.ok(line !== -1, `${what}: a cut chunk: ${text}`);
+    const size = parseInt(text.slice(at, line), 16);
+    at = line + 2;
+    if (size === 0) return { body, end: text.indexOf("\r\n", at) + 2 };
+    body += text.slice(at, at + size);
+    at += size + 2;
+  }
 }

@@ -718,6 +718,42 @@ describe("responses", () => {
     });
   });
 
+  test(`${flag("transferEncoding")} a Transfer-Encoding the response carries is left out: the adapter frames the body`, async () => {
+    const te = { "transfer-encoding": "chunked" };
+    const app = weft.router([
+      weft.get("/text", () => new Response("text", { headers: te })),
+      weft.get("/headers", () => new Response("headers", { headers: new Headers(te) })),
+      weft.get("/two", () =>
+        new Response(
+          ReadableStream.from((async function* () {
+            yield new TextEncoder().encode("a");
+            await new Promise((resolve) => setTimeout(resolve, 20));
+            yield new TextEncoder().encode("b");
+          })()),
+          { headers: te },
+        )),
+    ]);
+    await withServer(app, async (_base, server) => {
+      for (
+        const [path, head] of [
+          ["/text", /\r\ncontent-length: 4\r\n/],
+          ["/headers", /\r\ncontent-length: 7\r\n/],
+          ["/two", /\r\nTransfer-Encoding: chunked\r\n/],
+        ] as const
+      ) {
+        const socket = await rawRequest(
+          server.addr.port,
+          `GET ${path} HTTP/1.1\r\nhost: localhost\r\nconnection: close\r\n\r\n`,
+        );
+        const seen = await readToClose(socket, 3_000);
+        const fields = seen.slice(0, seen.indexOf("\r\n\r\n") + 2);
+        assert.match(fields, head, path);
+        // one framing field, written once (node:http's own spelling when it chunks)
+        assert.equal(fields.match(/\r\n(transfer-encoding|content-length):/gi)?.length, 1, fields);
+      }
+    });
+  });
+
   test("a body shorter than its Content-Length closes the connection before the next response", async () => {
     await withServer(misdeclared(), async (_base, server) => {
       for (const path of ["/short", "/broken", "/one"]) {

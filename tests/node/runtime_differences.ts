@@ -99,6 +99,14 @@ export const RUNTIME_DIFFERENCES = {
       "client (tests/node/realtime.test.ts)",
     why: "Deno.serve has no way to end a response or a connection it is writing to",
   },
+  transferEncoding: {
+    deno: "a Transfer-Encoding: chunked that the response carries (one copied from a proxied " +
+      "response) is kept, and Deno.serve frames the body with it",
+    node: "the adapter leaves it out and frames the body itself: a string, bytes or a stream " +
+      "of one chunk with a Content-Length, a longer stream chunked",
+    why: "node:http given the field and a Content-Length sends both (RFC 9112 §6.2: never " +
+      "both); either framing is valid, and the conformance case checks each runtime's",
+  },
 } as const satisfies Record<string, RuntimeDifference>;
 
 /** A flag name. */
