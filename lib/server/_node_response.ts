@@ -212,7 +212,11 @@ export class NodeResponse {
 function realOf(response: NodeResponse): Response {
   let real = response[REAL];
   if (real === undefined) {
-    real = response[REAL] = new NativeResponse(response[SOURCE], { headers: response.headers });
+    real = response[REAL] = new NativeResponse(response[SOURCE], {
+      status: response[STATUS],
+      statusText: response[STATUS_TEXT],
+      headers: response.headers,
+    });
     response[SOURCE] = null;
   }
   return real;

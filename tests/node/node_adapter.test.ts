@@ -512,6 +512,16 @@ describe("responses", () => {
           await native.text.call(new Response("via Node's own text()")),
           "via Node's own text()",
         );
+        // Node's own getters read the real response behind a light one: the same status
+        const status = Object.getOwnPropertyDescriptor(native, "status")!.get!;
+        const statusText = Object.getOwnPropertyDescriptor(native, "statusText")!.get!;
+        const missing = new Response("gone", { status: 404, statusText: "Gone Away" });
+        await missing.text();
+        assert.deepEqual([status.call(missing), statusText.call(missing)], [404, "Gone Away"]);
+        assert.equal(
+          (native.clone.call(new Response(null, { status: 204 })) as Response).status,
+          204,
+        );
         assert.equal(made.status, 201);
         assert.equal(made.ok, true);
         assert.equal(made.headers.get("x-a"), "1");
