@@ -122,6 +122,13 @@ export interface JwtOptions {
    * @default {"api"}
    */
   realm?: string;
+  /**
+   * Whether CORS preflights pass without a token, answered only without content: as
+   * `auth()`'s option of the same name.
+   *
+   * @default {true}
+   */
+  allowPreflight?: boolean;
 }
 
 /**
@@ -291,6 +298,7 @@ export function jwt(options: JwtOptions): Middleware<AuthVariables<JWTPayload>> 
 
   return auth({
     realm: options.realm,
+    allowPreflight: options.allowPreflight,
     async validate(token) {
       if (token.length > maxLength) {
         throw new BearerError(`The token is longer than ${maxLength} characters`);

@@ -60,7 +60,12 @@ export interface AuthOptions<F extends BearerValidator = BearerValidator> {
    * `Access-Control-Request-Method`) pass without a token. Browsers never send credentials
    * on a preflight (Fetch standard §4.8), so requiring one there makes every cross-origin
    * call with an `Authorization` header fail; the router answers the preflight itself and
-   * the real request that follows is authenticated as usual.
+   * the real request that follows is authenticated as usual. Only an answer without content
+   * goes back to such a preflight (the router's automatic 204 with `Allow`, or a preflight
+   * handler's own empty answer): anything else that took the request without a user (an
+   * `options()` route, a handler of every method) is answered with the 401 of a request
+   * without credentials, so no content leaves unauthenticated. (Such a handler still runs, as
+   * any handler of a safe method may: answer preflights in front of `auth()` if it must not.)
    *
    * @default {true}
    */
@@ -161,9 +166,10 @@ function parseAuthorization(header: string | null): Parsed {
   return { kind: "token", token };
 }
 
+// A CORS preflight, which carries no credentials (a request that does is authenticated).
 function isPreflight(ctx: Context): boolean {
   return ctx.req.method === "OPTIONS" && ctx.header("origin") !== null &&
-    ctx.header("access-control-request-method") !== null;
+    ctx.header("access-control-request-method") !== null && ctx.header("authorization") === null;
 }
 
 /**
@@ -229,16 +235,21 @@ export function auth<F extends BearerValidator>(
   const challenge = `Bearer realm=${quote(realm)}`;
   const invalidRequest = `${challenge}, error="invalid_request"`;
   const invalidToken = `${challenge}, error="invalid_token"`;
+  const required = () =>
+    problem({ status: 401, detail: "Bearer authentication is required" }, {
+      "www-authenticate": challenge,
+    });
 
   return async function auth(ctx, next) {
-    if (allowPreflight && isPreflight(ctx)) return await next();
+    if (allowPreflight && isPreflight(ctx)) {
+      const res = await next();
+      if (res.body === null && res.status < 300) return res;
+      res.body?.cancel().catch(() => {}); // content made without a user does not leave
+      return required();
+    }
     const parsed = parseAuthorization(ctx.header("authorization"));
     // RFC 6750 §3.1: no error code when the request carries no authentication information.
-    if (parsed.kind === "missing") {
-      return problem({ status: 401, detail: "Bearer authentication is required" }, {
-        "www-authenticate": challenge,
-      });
-    }
+    if (parsed.kind === "missing") return required();
     if (parsed.kind === "malformed") {
       return problem({ status: 400, detail: parsed.detail }, {
         "www-authenticate": invalidRequest,

@@ -344,3 +344,18 @@ Deno.test("jwt() with one key answers 401 for a token naming another listed algo
     reportTo = undefined;
   }
 });
+
+Deno.test("jwt() lets a CORS preflight reach the router's automatic answer unless told not to", async () => {
+  const preflight = () =>
+    new Request("http://localhost/me", {
+      method: "OPTIONS",
+      headers: { origin: "https://a.example", "access-control-request-method": "GET" },
+    });
+  const open = await app({ secret: SECRET, algorithms: ["HS256"] }).fetch(preflight());
+  assert.equal(open.status, 204);
+  assert.equal(open.headers.get("allow"), "GET, HEAD, OPTIONS");
+  const strict = app({ secret: SECRET, algorithms: ["HS256"], allowPreflight: false });
+  const refused = await strict.fetch(preflight());
+  assert.equal(refused.status, 401);
+  assert.equal(refused.headers.get("www-authenticate"), REALM);
+});

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { type AppHooks, chain, get, group, HttpError, router } from "../../mod.ts";
+import { type AppHooks, chain, get, group, HttpError, options, router } from "../../mod.ts";
 import { auth, type AuthOptions, bearerTokens } from "../../lib/middleware/auth.ts";
 
 const GOOD = "mF_9.B5f-4.1JqM";
@@ -315,6 +315,53 @@ Deno.test("auth() lets CORS preflights through without a token unless told not t
     request(undefined, { method: "OPTIONS", headers: { origin: "https://a.example" } }),
   );
   assert.equal(plainOptions.status, 401);
+});
+
+Deno.test("auth() sends an unauthenticated preflight no content: a handler that took it answers 401", async () => {
+  const preflight = () =>
+    request(undefined, {
+      method: "OPTIONS",
+      headers: { origin: "https://a.example", "access-control-request-method": "GET" },
+    });
+  const guard = auth({ validate: bearerTokens([GOOD]) });
+  const apps = {
+    // a handler of every method, as a proxy is
+    "a chain's handler": chain([guard], () => new Response("payroll")),
+    "an options() route": chain(
+      [guard],
+      router([
+        options("/me", () => Response.json({ payroll: [1, 2, 3] })),
+        get("/me", () => null!),
+      ]),
+    ),
+    "a group's options() route": router([
+      group("", [guard], [options("/me", () => new Response("payroll", { status: 200 }))]),
+    ]),
+  };
+  for (const [name, app] of Object.entries(apps)) {
+    const res = await app.fetch(preflight());
+    assert.equal(res.status, 401, name);
+    assert.equal(res.headers.get("www-authenticate"), 'Bearer realm="api"', name);
+    assert.doesNotMatch(await res.text(), /payroll/, name);
+  }
+  // a preflight handler's own empty answer still goes back, as the router's automatic one does
+  const custom = chain(
+    [guard],
+    router([
+      options("/me", () => new Response(null, { status: 204, headers: { "x-preflight": "own" } })),
+    ]),
+  );
+  const own = await custom.fetch(preflight());
+  assert.equal(own.status, 204);
+  assert.equal(own.headers.get("x-preflight"), "own");
+  // the same handlers with a token answer as usual
+  const authorized = await apps["a chain's handler"].fetch(
+    request(`Bearer ${GOOD}`, {
+      method: "OPTIONS",
+      headers: { origin: "https://a.example", "access-control-request-method": "GET" },
+    }),
+  );
+  assert.equal(await authorized.text(), "payroll");
 });
 
 Deno.test("auth() is a named function", () => {
