@@ -38,6 +38,7 @@ import {
 } from "jose";
 import { HttpError } from "../http/http_error.ts";
 import { auth, type AuthVariables, BearerError } from "../middleware/auth.ts";
+import { fromBase64Url } from "../security/_crypto.ts";
 import type { Middleware } from "../types.ts";
 
 export type { JWTPayload } from "jose";
@@ -302,6 +303,13 @@ export function jwt(options: JwtOptions): Middleware<AuthVariables<JWTPayload>> 
     async validate(token) {
       if (token.length > maxLength) {
         throw new BearerError(`The token is longer than ${maxLength} characters`);
+      }
+      // One spelling per token: jose also takes padding and other values of the spare bits of a
+      // segment's last character, and a deny-list or replay cache keyed on the token would
+      // miss such a copy of it.
+      const segments = token.split(".");
+      if (segments.length !== 3 || !segments.every((part) => fromBase64Url(part) !== undefined)) {
+        throw new BearerError("The token is malformed");
       }
       try {
         const { payload } = typeof key === "function"

@@ -359,3 +359,22 @@ Deno.test("jwt() lets a CORS preflight reach the router's automatic answer unles
   assert.equal(refused.status, 401);
   assert.equal(refused.headers.get("www-authenticate"), REALM);
 });
+
+Deno.test("jwt() accepts a token in its one spelling only: no padding, no other spare bits", async () => {
+  const a = app({ secret: SECRET, algorithms: ["HS256"] });
+  const token = nodeToken("HS256", SECRET);
+  assert.equal((await call(a, `Bearer ${token}`)).status, 200);
+  const [h, p, s] = token.split(".");
+  // a 32-byte HMAC-SHA-256 is 43 characters: the last one carries 2 bits no byte uses
+  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  const last = alphabet.indexOf(s.at(-1)!);
+  const respelled = [1, 2, 3].map((bits) => s.slice(0, -1) + alphabet[last ^ bits]);
+  for (const variant of [`${h}.${p}.${s}=`, ...respelled.map((sig) => `${h}.${p}.${sig}`)]) {
+    const res = await call(a, `Bearer ${variant}`);
+    assert.equal(res.status, 401, variant);
+    assert.match(
+      res.challenge!,
+      /error="invalid_token", error_description="The token is malformed"/,
+    );
+  }
+});
