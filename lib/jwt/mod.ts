@@ -170,6 +170,14 @@ function keyResolver(options: JwtOptions): Uint8Array | JWTVerifyGetKey {
     return bytes;
   }
   if (options.key !== undefined) {
+    const given: unknown = options.key;
+    // a PEM string (a common slip) would fail every request: import it with jose's importSPKI()
+    if (
+      !(given instanceof CryptoKey) &&
+      (typeof given !== "object" || given === null || !("kty" in given))
+    ) {
+      throw new TypeError("Cannot create jwt(): key must be a CryptoKey or a public JWK");
+    }
     const key = options.key as { type?: string; d?: unknown; k?: unknown };
     if (key.type === "secret" || key.type === "private" || key.d !== undefined) {
       throw new TypeError("Cannot create jwt(): key must be a public key");
@@ -265,7 +273,9 @@ function describe(error: unknown): string | undefined {
  * @param options The key (`secret`, `key` or `jwks`), the algorithms and the claim checks.
  * @returns The middleware.
  * @throws {TypeError} When the options mix key kinds and algorithms, list no or unknown
- * algorithms, or give no key, or more than one.
+ * algorithms, give no key or more than one, or a `key` that is neither a `CryptoKey` nor a
+ * public JWK.
+ * @throws {RangeError} When `maxTokenLength` is not a positive integer.
  */
 export function jwt(options: JwtOptions): Middleware<AuthVariables<JWTPayload>> {
   const algorithms = options?.algorithms;
@@ -288,6 +298,11 @@ export function jwt(options: JwtOptions): Middleware<AuthVariables<JWTPayload>> 
   }
   const key = keyResolver(options);
   const maxLength = options.maxTokenLength ?? 8192;
+  if (!Number.isInteger(maxLength) || maxLength < 1) {
+    throw new RangeError(
+      `Cannot create jwt(): maxTokenLength ${maxLength} is not a positive integer`,
+    );
+  }
   const requiredClaims = ["exp", ...(options.requiredClaims ?? [])];
   const verifyOptions = {
     algorithms: [...algorithms],

@@ -192,7 +192,8 @@ function isPreflight(ctx: Context): boolean {
  *
  * @param options The validator, the realm and the preflight policy.
  * @returns The middleware.
- * @throws {TypeError} When `validate` is not a function or `realm` holds control characters.
+ * @throws {TypeError} When `validate` is not a function or `realm` holds control characters or
+ * characters outside Latin-1 (a header value cannot carry them).
  *
  * @example
  * ```ts
@@ -227,9 +228,11 @@ export function auth<F extends BearerValidator>(
     throw new TypeError("Cannot create auth(): validate must be a function");
   }
   const realm = options.realm ?? "api";
-  // deno-lint-ignore no-control-regex
-  if (typeof realm !== "string" || /[\x00-\x1f\x7f]/.test(realm)) {
-    throw new TypeError("Cannot create auth(): realm must be a string without control characters");
+  // The challenge is a header value: Latin-1 without controls, or every 401 would fail.
+  if (typeof realm !== "string" || /[^\x20-\x7e\x80-\xff]/.test(realm)) {
+    throw new TypeError(
+      "Cannot create auth(): realm must be a string of printable Latin-1 characters",
+    );
   }
   const allowPreflight = options.allowPreflight ?? true;
   const challenge = `Bearer realm=${quote(realm)}`;

@@ -89,7 +89,8 @@ function parse(header: string | null): Parsed {
  *
  * @param options The verifier and the realm.
  * @returns The middleware.
- * @throws {TypeError} When `verify` is not a function or `realm` has control characters.
+ * @throws {TypeError} When `verify` is not a function or `realm` has control characters or
+ * characters outside Latin-1 (a header value cannot carry them).
  *
  * @example
  * ```ts
@@ -114,9 +115,10 @@ export function basicAuth(options: BasicAuthOptions): Middleware<{ user: unknown
     throw new TypeError("Cannot create basicAuth(): verify must be a function");
   }
   const realm = options.realm ?? "weft";
-  if (typeof realm !== "string" || CONTROL.test(realm)) {
+  // The challenge is a header value: Latin-1 without controls, or every 401 would fail.
+  if (typeof realm !== "string" || /[^\x20-\x7e\x80-\xff]/.test(realm)) {
     throw new TypeError(
-      "Cannot create basicAuth(): realm must be a string without control characters",
+      "Cannot create basicAuth(): realm must be a string of printable Latin-1 characters",
     );
   }
   const challenge = { "www-authenticate": `Basic realm=${quote(realm)}, charset="UTF-8"` };

@@ -143,6 +143,19 @@ Deno.test("jwt() refuses a token re-signed with the public key as HMAC secret", 
   );
   const privateJwk = privateKey.export({ format: "jwk" }) as JWK;
   assert.throws(() => jwt({ key: privateJwk, algorithms: ["RS256"] }), /public key/);
+  // a PEM string is not a key: refused when the middleware is made, not on every request
+  const pem = "-----BEGIN PUBLIC KEY-----\nMIIB\n-----END PUBLIC KEY-----";
+  assert.throws(
+    () => jwt({ key: pem as never, algorithms: ["RS256"] }),
+    /CryptoKey or a public JWK/,
+  );
+  for (const maxTokenLength of [Number.NaN, 0, -1, 1.5]) {
+    assert.throws(
+      () => jwt({ secret: SECRET, algorithms: ["HS256"], maxTokenLength }),
+      RangeError,
+      String(maxTokenLength),
+    );
+  }
 });
 
 Deno.test("jwt() refuses alg none", async () => {

@@ -292,9 +292,10 @@ Deno.test("auth() quotes the realm and defaults it to api", async () => {
   );
 });
 
-Deno.test("auth() rejects a missing validate() and a realm with control characters", () => {
+Deno.test("auth() rejects a missing validate() and a realm a header cannot carry", () => {
   assert.throws(() => auth({} as AuthOptions), TypeError);
   assert.throws(() => auth({ validate: () => true, realm: "a\r\nb" }), TypeError);
+  assert.throws(() => auth({ validate: () => true, realm: "管理" }), /printable Latin-1/);
 });
 
 Deno.test("auth() lets CORS preflights through without a token unless told not to", async () => {
