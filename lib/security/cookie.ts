@@ -25,7 +25,10 @@ export interface CookieOptions {
   path?: string;
   /** `Expires`: when the browser drops the cookie (prefer `maxAge`). */
   expires?: Date;
-  /** `Max-Age` in whole seconds; `0` or less deletes the cookie. */
+  /**
+   * `Max-Age` in whole seconds, up to 2^53 - 1 (browsers cap it at 400 days); `0` or less
+   * deletes the cookie.
+   */
   maxAge?: number;
   /** `Secure`: only sent over HTTPS (required by `__Secure-`, `__Host-`, `SameSite=None`). */
   secure?: boolean;
@@ -243,7 +246,11 @@ export function serializeCookie(name: string, value: string, options: CookieOpti
 
   let cookie = `${name}=${encoded}`;
   if (maxAge !== undefined) {
-    if (!Number.isInteger(maxAge)) throw invalid(name, `maxAge ${maxAge} is not an integer`);
+    // past 2^53 a number prints in exponent form ("1e+300"), which is no delta-seconds: a
+    // browser would drop the attribute and keep the cookie for the session only
+    if (!Number.isSafeInteger(maxAge)) {
+      throw invalid(name, `maxAge ${maxAge} is not an integer of at most 2^53 - 1`);
+    }
     cookie += `; Max-Age=${maxAge}`;
   }
   if (domain !== undefined) {
