@@ -8,7 +8,8 @@ import { problem } from "./http/problem.ts";
 import type { App, AppHooks } from "./types.ts";
 import type { ConnInfo } from "./server/types.ts";
 import { isResponse } from "./server/deno.ts";
-import { BUILT, HOOKS, ON_ERROR, ON_VALUE, SAFE as SAFE_KEY } from "./_settled.ts";
+import { BUILT, HOOKS, ON_ERROR, ON_VALUE, READING, SAFE as SAFE_KEY } from "./_settled.ts";
+import { type BoundedBody, releaseAfter } from "./_bounded_request.ts";
 import { appendVary, editHeaders } from "./middleware/_headers.ts";
 
 type Run = (ctx: Context) => Response | Promise<Response>;
@@ -20,6 +21,7 @@ type Settled = Context & {
   [BUILT]: Response | undefined;
   [ON_VALUE]: ((value: unknown) => Response) | undefined;
   [ON_ERROR]: ((error: unknown) => Response) | undefined;
+  [READING]: BoundedBody | undefined;
 };
 
 // The method, the path and the error's message come from the request: escaped, so that a CR or
@@ -119,14 +121,18 @@ export function settle(context: Context, run: Run): Promise<Response> {
   );
 }
 
-// Headers set with ctx.setHeader() reach the response even when the handler built it itself;
-// what the response already has wins, and Set-Cookie and Vary are merged.
-export function inherit(ctx: Context, res: Response): Response {
+// The response as it leaves the app. Headers set with ctx.setHeader() reach it even when the
+// handler built it itself (what the response already has wins; Set-Cookie and Vary are merged),
+// and a request body that a reader began and left unread is released once it has gone out.
+export function outgoing(ctx: Context, res: Response): Response {
   // A response built by ctx.json() and friends carries ctx.res already, unless ctx.res was
   // reached after it was built (Context's `res` getter forgets the built response then).
-  if (!ctx.hasResponseState || res === (ctx as Settled)[BUILT]) return res;
-  const own = ctx.res.headers;
-  return editHeaders(res, (headers) => applyHeaders(own, headers));
+  if (ctx.hasResponseState && res !== (ctx as Settled)[BUILT]) {
+    const own = ctx.res.headers;
+    res = editHeaders(res, (headers) => applyHeaders(own, headers));
+  }
+  const reading = (ctx as Settled)[READING];
+  return reading === undefined || !reading.unfinished ? res : releaseAfter(res, reading);
 }
 
 function applyHeaders(own: Headers, headers: Headers): void {
@@ -165,15 +171,15 @@ export function createApp(run: Run, hooks?: AppHooks): App {
     try {
       res = run(ctx);
     } catch (error) {
-      return inherit(ctx, recover(ctx, error));
+      return outgoing(ctx, recover(ctx, error));
     }
     if (res instanceof Promise) {
       return res.then(
-        (value) => inherit(ctx, checked(ctx, value)),
-        (error) => inherit(ctx, recover(ctx, error)),
+        (value) => outgoing(ctx, checked(ctx, value)),
+        (error) => outgoing(ctx, recover(ctx, error)),
       );
     }
-    return inherit(ctx, checked(ctx, res));
+    return outgoing(ctx, checked(ctx, res));
   }
   const app = run as InternalApp;
   app[RESPOND] = respond;

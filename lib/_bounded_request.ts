@@ -6,10 +6,15 @@
 // body to refuse oversize uploads before the handler and to release what a handler left unread.
 import type { HttpError } from "./http/http_error.ts";
 import { tooLarge } from "./http/read_limited.ts";
+import { READING } from "./_settled.ts";
 
-/** What a bounded request reads its limit from (the Context, whose limit bodyLimit() sets). */
+/**
+ * What a bounded request reads its limit from (the Context, whose limit bodyLimit() sets), and
+ * where it records the body once a reader begins to read it.
+ */
 export interface LimitSource {
   readonly bodyLimit: number;
+  [READING]?: BoundedBody;
 }
 
 /** The bounded body of a request. */
@@ -67,7 +72,10 @@ function limit(source: ReadableStream<Uint8Array>, owner: LimitSource): BoundedB
   };
   body.stream = new ReadableStream<Uint8Array>({
     async pull(controller) {
-      reader ??= source.getReader();
+      if (reader === undefined) {
+        reader = source.getReader();
+        owner[READING] = body;
+      }
       let result: ReadableStreamReadResult<Uint8Array>;
       try {
         result = await reader.read();
@@ -206,4 +214,39 @@ export function replaceBody(request: Request, bytes: Uint8Array<ArrayBuffer>): v
     unfinished: false,
     release() {},
   };
+}
+
+/**
+ * Releases what a reader left unread of `body` once `res` has gone out: at once for a response
+ * without a body, else when its body ends or is cancelled (not before, as the response may
+ * stream what is still being read). A body begun and left unread holds its connection: the
+ * runtime serves the next request only once the body is read or dropped.
+ */
+export function releaseAfter(res: Response, body: BoundedBody): Response {
+  if (res.body === null) {
+    body.release();
+    return res;
+  }
+  const source = res.body.getReader();
+  const stream = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      let result: ReadableStreamReadResult<Uint8Array>;
+      try {
+        result = await source.read();
+      } catch (error) {
+        body.release();
+        controller.error(error);
+        return;
+      }
+      if (result.done) {
+        body.release();
+        controller.close();
+      } else controller.enqueue(result.value);
+    },
+    cancel(reason) {
+      body.release();
+      return source.cancel(reason);
+    },
+  }, { highWaterMark: 0 });
+  return new Response(stream, res);
 }

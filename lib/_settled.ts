@@ -17,3 +17,9 @@ export const ON_VALUE: unique symbol = Symbol("weft.onValue");
 
 /** See {@linkcode ON_VALUE}. */
 export const ON_ERROR: unique symbol = Symbol("weft.onError");
+
+/**
+ * The bounded body a reader began to read (lib/_bounded_request.ts), set when the first read
+ * starts: the app entry point releases what is left unread once the response has gone out.
+ */
+export const READING: unique symbol = Symbol("weft.reading");

@@ -10,7 +10,7 @@ import type { Params, Variables } from "./_params.ts";
 import { type ConnInfo, REQUEST_TARGET as TARGET_KEY } from "./server/types.ts";
 import { decodePath } from "./router/_path.ts";
 import { bound } from "./_bounded_request.ts";
-import { BUILT, HOOKS, ON_ERROR, ON_VALUE, SAFE } from "./_settled.ts";
+import { BUILT, HOOKS, ON_ERROR, ON_VALUE, READING, SAFE } from "./_settled.ts";
 
 /** The default limit of {@linkcode Context.body}: 1 MiB. */
 export const DEFAULT_BODY_LIMIT = 1_048_576;
@@ -75,7 +75,12 @@ export class Context<P extends Params = Params, V extends object = Record<never,
     this.info = info;
     // The chain's own field (lib/_app.ts), kept out of the public type.
     const own = this as unknown as Record<
-      typeof SAFE | typeof HOOKS | typeof BUILT | typeof ON_VALUE | typeof ON_ERROR,
+      | typeof SAFE
+      | typeof HOOKS
+      | typeof BUILT
+      | typeof ON_VALUE
+      | typeof ON_ERROR
+      | typeof READING,
       unknown
     >;
     own[SAFE] =
@@ -83,6 +88,7 @@ export class Context<P extends Params = Params, V extends object = Record<never,
       own[BUILT] =
       own[ON_VALUE] =
       own[ON_ERROR] =
+      own[READING] =
         undefined;
   }
 

@@ -6,7 +6,7 @@
  */
 import { HttpError } from "../http/http_error.ts";
 import { readLimited, tooLarge } from "../http/read_limited.ts";
-import { type BoundedBody, boundedBody, replaceBody } from "../_bounded_request.ts";
+import { boundedBody, replaceBody } from "../_bounded_request.ts";
 import { REQUEST_TARGET } from "../server/types.ts";
 import type { Middleware } from "../types.ts";
 
@@ -94,9 +94,9 @@ export function bodyLimit(bytes: number, options: BodyLimitOptions = {}): Middle
       if (Number(declared) > bytes) return tooLarge(bytes).toResponse();
       return await next();
     }
-    // 2. no declared length: the handler reads through the limit, and what it left unread is
-    //    released once the response has gone out
-    if (chunked === "stream") return releaseAfter(await next(), body);
+    // 2. no declared length: the handler reads through the limit (what it left unread, the app
+    //    releases once the response has gone out)
+    if (chunked === "stream") return await next();
     // 3. or the body is read ahead, up to the limit, before the handler runs, and the request
     //    replaced by one that carries the bytes as its own body: the runtime's body of the old
     //    one is used up, and `new Request(ctx.req, init)` in a later middleware reads that
@@ -141,36 +141,4 @@ async function readAhead(
     if (error instanceof HttpError) return error; // the 413 of the bounded stream itself
     return new HttpError(400, "The request body could not be read", { cause: error });
   }
-}
-
-// A handler that began to read the body and returned before its end: the rest is released once
-// the response has gone out (not before, as the response may stream what is still being read).
-function releaseAfter(res: Response, body: BoundedBody): Response {
-  if (!body.unfinished) return res;
-  if (res.body === null) {
-    body.release();
-    return res;
-  }
-  const source = res.body.getReader();
-  const stream = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      let result: ReadableStreamReadResult<Uint8Array>;
-      try {
-        result = await source.read();
-      } catch (error) {
-        body.release();
-        controller.error(error);
-        return;
-      }
-      if (result.done) {
-        body.release();
-        controller.close();
-      } else controller.enqueue(result.value);
-    },
-    cancel(reason) {
-      body.release();
-      return source.cancel(reason);
-    },
-  }, { highWaterMark: 0 });
-  return new Response(stream, res);
 }

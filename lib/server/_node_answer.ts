@@ -3,7 +3,7 @@
 // entry point's promise would fulfil with the response, which costs a lookup of a `then` on it.
 // Handing the response straight to the server's callback saves both (bench/instructions.ts
 // --node, kinds weft-await:2 and weft); the conformance suite runs with and without it.
-import { checked, inherit, type InternalApp, recover } from "../_app.ts";
+import { checked, type InternalApp, outgoing, recover } from "../_app.ts";
 import { Context } from "../context.ts";
 import { problem } from "../http/problem.ts";
 import { HOOKS } from "../_settled.ts";
@@ -32,9 +32,9 @@ export function answerer(app: InternalApp): Answer {
     try {
       res = app(ctx);
     } catch (error) {
-      return inherit(ctx, recover(ctx, error));
+      return outgoing(ctx, recover(ctx, error));
     }
-    if (!(res instanceof Promise)) return inherit(ctx, checked(ctx, res));
+    if (!(res instanceof Promise)) return outgoing(ctx, checked(ctx, res));
     res.then(
       (value) => done(answered(ctx, value, checked)),
       (error) => done(answered(ctx, error, recover)),
@@ -51,7 +51,7 @@ function answered(
   settle: (ctx: Context, value: unknown) => Response,
 ): Response {
   try {
-    return inherit(ctx, settle(ctx, value));
+    return outgoing(ctx, settle(ctx, value));
   } catch {
     return problem({ status: 500 });
   }

@@ -5,11 +5,15 @@
 // against the npm build too.
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
+import { execFile } from "node:child_process";
 import * as net from "node:net";
+import { promisify } from "node:util";
 import type { Env } from "./suite.ts";
 import type * as Weft from "../../mod.ts";
 
 type Case = (env: Env) => Promise<void>;
+
+const run = promisify(execFile);
 
 // Starts a plain server for `app`, runs `fn` with its base URL, and always shuts it down.
 async function withServer(
@@ -436,6 +440,41 @@ export const appCases: Record<string, Case> = {
       }
     });
   },
+
+  async "a body a handler began to read and left is released: the connection serves on"(env) {
+    const { get, post, router } = env.weft;
+    const app = router([
+      post("/first", async (ctx) => {
+        await ctx.req.body!.getReader().read(); // one chunk, then an answer
+        return new Response("refused", { status: 422 });
+      }),
+      get("/ping", () => new Response("pong")),
+    ]);
+    const body = "x".repeat(900_000);
+    await withServer(env, app, async (base) => {
+      const { port } = new URL(base);
+      for (const framing of ["Content-Length", "chunked"]) {
+        const [field, payload] = framing === "chunked"
+          ? ["Transfer-Encoding: chunked", `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`]
+          : [`Content-Length: ${body.length}`, body];
+        const answer = await rawRequest(
+          env,
+          port,
+          `POST /first HTTP/1.1\r\nHost: localhost\r\n${field}\r\n\r\n${payload}` +
+            "GET /ping HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
+          { halfClose: false },
+        );
+        assert.match(answer, /^HTTP\/1\.1 422 /, framing);
+        assert.ok(answer.endsWith("\r\n\r\npong"), `${framing}: ${answer.slice(-300)}`);
+      }
+    });
+    // HTTP/2 (h2c): the rest of the stream is read or reset, never left waiting for flow control
+    await withServer(env, app, async (base) => {
+      const { status, closed } = await h2Upload(base, "/first", 2_000_000);
+      assert.equal(status, 422);
+      assert.ok(closed);
+    });
+  },
 };
 
 // Sends raw bytes over TCP and returns what came back once the server closes (bounded). The
@@ -455,7 +494,7 @@ function rawRequest(
     });
     const timer = setTimeout(() => {
       socket.destroy();
-      reject(new Error(`no answer to ${JSON.stringify(text)} within 5 s`));
+      reject(new Error(`no answer to ${JSON.stringify(text.slice(0, 200))} within 5 s`));
     }, 5_000);
     socket.on("data", (chunk: Buffer) => chunks.push(chunk));
     socket.on("error", () => {});
@@ -490,4 +529,40 @@ function readFramed(text: string, what: string): { body: string; end: number } {
     body += text.slice(at, at + size);
     at += size + 2;
   }
+}
+
+// POSTs `bytes` over h2c with Node's HTTP/2 client (Deno's node:http2 client does not close a
+// stream the server resets with NO_ERROR after its answer, which the Deno server does), and
+// waits (bounded) for the answer's status and for the stream to close, whichever way: a server
+// that stops reading and neither reads on nor resets the stream leaves the upload waiting for
+// flow control, and the stream open.
+async function h2Upload(
+  base: string,
+  path: string,
+  bytes: number,
+): Promise<{ status: number; closed: boolean }> {
+  const client = `
+    const http2 = require("node:http2");
+    const [base, path, bytes] = process.argv.slice(1);
+    const session = http2.connect(base);
+    let status = 0;
+    const timer = setTimeout(() => {
+      console.log(JSON.stringify({ status, closed: false }));
+      process.exit(0);
+    }, 10000);
+    session.on("error", () => {});
+    const stream = session.request({ ":method": "POST", ":path": path });
+    stream.on("response", (headers) => status = Number(headers[":status"]));
+    stream.on("error", () => {}); // a reset once the answer is out is one way to end it
+    stream.resume();
+    stream.on("close", () => {
+      clearTimeout(timer);
+      session.close();
+      console.log(JSON.stringify({ status, closed: true }));
+    });
+    stream.end(Buffer.alloc(Number(bytes), 120));`;
+  const { stdout } = await run("node", ["-e", client, base, path, String(bytes)], {
+    timeout: 20_000,
+  });
+  return JSON.parse(stdout);
 }
