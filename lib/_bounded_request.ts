@@ -84,6 +84,12 @@ function limit(source: ReadableStream<Uint8Array>, owner: LimitSource): BoundedB
         controller.error(error);
         return;
       }
+      if (finished) {
+        // released while this read waited (the response went out): what the reader gets is
+        // cut, never an end that would pass it for the whole body
+        controller.error(new Error("The request body was released: its response has gone out"));
+        return;
+      }
       if (result.done) {
         finished = true;
         controller.close();

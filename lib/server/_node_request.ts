@@ -27,6 +27,11 @@ export interface BodySource {
   /** node:http's flag: the whole message arrived. */
   readonly complete?: boolean;
   readonly readableEnded: boolean;
+  /** node:http's connection (an HTTP/2 stream has none here). */
+  readonly socket?: {
+    once(event: "close", fn: () => void): unknown;
+    off(event: "close", fn: () => void): unknown;
+  } | null;
 }
 
 /** What ends a request early: Node's response, the HTTP/2 stream or, for an upgrade, the socket. */
@@ -200,20 +205,31 @@ function bodyOf(input: BodySource): ReadableStream<Uint8Array> {
         controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
         if ((controller.desiredSize ?? 0) <= 0) input.pause();
       });
-      input.once("end", () => {
-        if (settled) return;
-        settled = true;
-        controller.close();
-      });
       const fail = (error?: unknown) => {
         if (settled) return;
         settled = true;
         controller.error(error ?? new Error("The client closed the connection mid-body"));
       };
-      input.once("error", fail);
-      input.once("close", () => {
-        if (!(input.complete ?? input.readableEnded)) fail();
+      input.once("end", () => {
+        // node:http ends a request it discards (its response has finished) whatever arrived
+        if (input.complete === false) return fail();
+        if (settled) return;
+        settled = true;
+        controller.close();
       });
+      input.once("error", fail);
+      const cut = () => {
+        if (!(input.complete ?? input.readableEnded)) fail();
+      };
+      input.once("close", cut);
+      // node:http stops watching a request once its response has finished: a client that then
+      // leaves mid-body closes the connection without a 'close' here, and a read (a handler
+      // still reading after timeout() answered) would wait for ever.
+      const socket = input.socket;
+      if (socket) {
+        socket.once("close", cut);
+        input.once("end", () => socket.off("close", cut)); // one listener per request at most
+      }
       input.pause();
     },
     pull() {

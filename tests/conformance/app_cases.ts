@@ -475,6 +475,51 @@ export const appCases: Record<string, Case> = {
       assert.ok(closed);
     });
   },
+
+  async "a body still being read when the response goes out fails the read, never ends it short"(
+    env,
+  ) {
+    const { post, router, timeout, chain } = env.weft;
+    let settle!: (outcome: string) => void;
+    const outcome = new Promise<string>((resolve) => settle = resolve);
+    const app = chain(
+      [timeout(100)],
+      router([
+        post("/", async (ctx) => {
+          try {
+            settle(`read ${(await ctx.body()).byteLength} bytes`);
+          } catch {
+            settle("failed");
+          }
+          return new Response("late");
+        }),
+      ]),
+    );
+    await withServer(env, app, async (base) => {
+      const socket = net.connect(Number(new URL(base).port), "127.0.0.1");
+      socket.on("error", () => {});
+      const answered = new Promise<string>((resolve) => {
+        let seen = "";
+        socket.on("data", (chunk: Buffer) => {
+          seen += chunk.toString("latin1");
+          if (seen.includes("\r\n\r\n")) resolve(seen);
+        });
+      });
+      socket.write("POST / HTTP/1.1\r\nHost: localhost\r\nContent-Length: 1000\r\n\r\nabc");
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      try {
+        const deadline = new Promise<never>((_, reject) =>
+          timer = setTimeout(() => reject(new Error("no 503 and settled read within 5 s")), 5_000)
+        );
+        const [head, settled] = await Promise.race([Promise.all([answered, outcome]), deadline]);
+        assert.match(head, /^HTTP\/1\.1 503 /);
+        assert.equal(settled, "failed");
+      } finally {
+        clearTimeout(timer);
+        socket.destroy();
+      }
+    });
+  },
 };
 
 // Sends raw bytes over TCP and returns what came back once the server closes (bounded). The

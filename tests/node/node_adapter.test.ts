@@ -410,6 +410,34 @@ describe("requests", () => {
     });
   });
 
+  test("a body read that outlives its response fails once the client leaves: the handler goes on", async () => {
+    let settle!: (outcome: string) => void;
+    const outcome = new Promise<string>((resolve) => settle = resolve);
+    const app = weft.chain(
+      [weft.timeout(100)],
+      weft.router([
+        weft.post("/", async (ctx) => {
+          try {
+            await ctx.body();
+            settle("read");
+          } catch {
+            settle("failed");
+          }
+          return new Response("late");
+        }),
+      ]),
+    );
+    await withServer(app, async (_base, server) => {
+      const socket = await rawRequest(
+        server.addr.port,
+        "POST / HTTP/1.1\r\nhost: localhost\r\ncontent-length: 1000\r\n\r\nabc",
+      );
+      await readUntil(socket, /^HTTP\/1\.1 503 /); // timeout() answered; the read goes on
+      socket.destroy(); // the client leaves without the rest of the body
+      assert.equal(await withDeadline(outcome, 5_000, "the handler's read to settle"), "failed");
+    });
+  });
+
   test("request bodies stream with backpressure: an unread upload stalls the client", async () => {
     const { app, startReading } = gatedUpload();
     await withServer(app, async (_base, server) => {
