@@ -6,6 +6,7 @@
  */
 import type { Context } from "../context.ts";
 import { problem } from "../http/problem.ts";
+import { realmParameter } from "../http/_realm.ts";
 import type { Middleware, Params } from "../types.ts";
 
 /**
@@ -124,10 +125,6 @@ const STATUS_OF = { invalid_token: 401, insufficient_scope: 403, invalid_request
 // RFC 6750 §2.1: b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="
 const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 
-function quote(value: string): string {
-  return `"${value.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
-}
-
 /**
  * What an `Authorization` header holds for the Bearer scheme: no bearer credentials at all
  * (header absent or another scheme), a malformed bearer header, or a syntactically valid token.
@@ -227,15 +224,8 @@ export function auth<F extends BearerValidator>(
   if (typeof validate !== "function") {
     throw new TypeError("Cannot create auth(): validate must be a function");
   }
-  const realm = options.realm ?? "api";
-  // The challenge is a header value: Latin-1 without controls, or every 401 would fail.
-  if (typeof realm !== "string" || /[^\x20-\x7e\x80-\xff]/.test(realm)) {
-    throw new TypeError(
-      "Cannot create auth(): realm must be a string of printable Latin-1 characters",
-    );
-  }
+  const challenge = `Bearer ${realmParameter(options.realm ?? "api", "auth()")}`;
   const allowPreflight = options.allowPreflight ?? true;
-  const challenge = `Bearer realm=${quote(realm)}`;
   const invalidRequest = `${challenge}, error="invalid_request"`;
   const invalidToken = `${challenge}, error="invalid_token"`;
   const required = () =>

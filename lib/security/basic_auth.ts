@@ -6,6 +6,7 @@
  */
 import type { Context } from "../context.ts";
 import { problem } from "../http/problem.ts";
+import { realmParameter } from "../http/_realm.ts";
 import type { Middleware } from "../types.ts";
 import { sha256, timingSafeEqual } from "./_crypto.ts";
 
@@ -26,10 +27,6 @@ export interface BasicAuthOptions {
    * @default {"weft"}
    */
   realm?: string;
-}
-
-function quote(value: string): string {
-  return `"${value.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
 }
 
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
@@ -114,14 +111,8 @@ export function basicAuth(options: BasicAuthOptions): Middleware<{ user: unknown
   if (typeof verify !== "function") {
     throw new TypeError("Cannot create basicAuth(): verify must be a function");
   }
-  const realm = options.realm ?? "weft";
-  // The challenge is a header value: Latin-1 without controls, or every 401 would fail.
-  if (typeof realm !== "string" || /[^\x20-\x7e\x80-\xff]/.test(realm)) {
-    throw new TypeError(
-      "Cannot create basicAuth(): realm must be a string of printable Latin-1 characters",
-    );
-  }
-  const challenge = { "www-authenticate": `Basic realm=${quote(realm)}, charset="UTF-8"` };
+  const realm = realmParameter(options.realm ?? "weft", "basicAuth()");
+  const challenge = { "www-authenticate": `Basic ${realm}, charset="UTF-8"` };
 
   return async function basicAuth(ctx, next) {
     const parsed = parse(ctx.header("authorization"));

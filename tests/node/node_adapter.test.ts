@@ -94,6 +94,15 @@ async function tlsHttp11(port: number): Promise<ReturnType<typeof connectTls>> {
   return tls;
 }
 
+// "a", then "b" 20 ms later: a stream the adapter cannot send with a Content-Length.
+function twoChunks(): ReadableStream<Uint8Array> {
+  return ReadableStream.from((async function* () {
+    yield new TextEncoder().encode("a");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    yield new TextEncoder().encode("b");
+  })());
+}
+
 function rawRequest(port: number, text: string): Promise<Socket> {
   let socket: Socket | undefined;
   return withDeadline(
@@ -498,14 +507,7 @@ describe("requests", () => {
         "/one",
         () => new Response(ReadableStream.from([new TextEncoder().encode("one")])),
       ),
-      weft.get("/two", () =>
-        new Response(
-          ReadableStream.from((async function* () {
-            yield new TextEncoder().encode("a");
-            await new Promise((resolve) => setTimeout(resolve, 20));
-            yield new TextEncoder().encode("b");
-          })()),
-        )),
+      weft.get("/two", () => new Response(twoChunks())),
     ]);
     await withServer(app, async (base) => {
       const one = await curl(["--http1.1", `${base}/one`]);
@@ -761,15 +763,7 @@ describe("responses", () => {
     const app = weft.router([
       weft.get("/text", () => new Response("text", { headers: te })),
       weft.get("/headers", () => new Response("headers", { headers: new Headers(te) })),
-      weft.get("/two", () =>
-        new Response(
-          ReadableStream.from((async function* () {
-            yield new TextEncoder().encode("a");
-            await new Promise((resolve) => setTimeout(resolve, 20));
-            yield new TextEncoder().encode("b");
-          })()),
-          { headers: te },
-        )),
+      weft.get("/two", () => new Response(twoChunks(), { headers: te })),
     ]);
     await withServer(app, async (_base, server) => {
       for (
