@@ -268,7 +268,8 @@ export class Context<P extends Params = Params, V extends object = Record<never,
   /**
    * Reads the whole request body, at most {@linkcode Context.bodyLimit} bytes. Throws an
    * `HttpError` 413 when a declared `Content-Length` or the bytes read exceed the limit (so
-   * chunked bodies are bounded too), and 400 when the body cannot be read.
+   * chunked bodies are bounded too), and 400 when the body cannot be read. Throws a
+   * `TypeError` (a 500, the app's error) when the body was already read through `ctx.req`.
    *
    * @returns The body bytes (empty when there is no body); the same promise on every call.
    */
@@ -481,9 +482,12 @@ export interface JsonInit<T = unknown> extends ResponseInit {
 async function readBody(request: Request, limit: number): Promise<Uint8Array<ArrayBuffer>> {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
+  const stream = request.body;
+  // read before, by ctx.req's own methods or a reader: the app's mistake, not the client's
+  if (stream?.locked) throw new TypeError("The request body was already read");
   let body: Uint8Array<ArrayBuffer> | null;
   try {
-    body = await readLimited(request.body, limit);
+    body = await readLimited(stream, limit);
   } catch (error) {
     if (error instanceof HttpError) throw error; // a limit enforced by the stream itself
     throw new HttpError(400, "The request body could not be read", { cause: error });

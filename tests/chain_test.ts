@@ -247,6 +247,33 @@ Deno.test("ctx.body() bounds a body longer than its declared Content-Length", as
   assert.equal(res.status, 413);
 });
 
+Deno.test("ctx.body() after the body was read another way is the app's error, not the client's", async () => {
+  // Reading a body twice is a bug of the app: a 500 that is reported, never a 400 that blames
+  // the client or an empty body that passes for what the client sent.
+  const reported: unknown[] = [];
+  const original = console.error;
+  console.error = (...args: unknown[]) => reported.push(...args);
+  try {
+    for (const read of ["text", "stream"] as const) {
+      reported.length = 0;
+      const app = chain([async (ctx, next) => {
+        if (read === "text") await ctx.req.text();
+        else ctx.req.body!.getReader();
+        return await next();
+      }], async (ctx) => new Response(await ctx.body()));
+      const res = await app.fetch(req("/", { method: "POST", body: "hello" }));
+      assert.equal(res.status, 500, read);
+      assert.match(
+        reported.map(String).join(" "),
+        /TypeError: The request body was already read/,
+        read,
+      );
+    }
+  } finally {
+    console.error = original;
+  }
+});
+
 Deno.test("chain() with no middleware does not decorate the caller's handler", () => {
   const handler = () => new Response("x");
   chain([], handler);

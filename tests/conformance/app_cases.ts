@@ -257,6 +257,27 @@ export const appCases: Record<string, Case> = {
     assert.equal(res.status, 200);
   },
 
+  async "ctx.body() after ctx.req's text() is the app's error: a reported 500, not a 400"(env) {
+    const { chain, post, router } = env.weft;
+    const app = chain([async (ctx, next) => {
+      await ctx.req.text(); // e.g. a logging middleware that reads the body
+      return await next();
+    }], router([post("/", async (ctx) => new Response(await ctx.body()))]));
+    const reported: string[] = [];
+    const quietErrors = console.error;
+    console.error = (...args: unknown[]) => reported.push(args.map(String).join(" "));
+    try {
+      await withServer(env, app, async (base) => {
+        const res = await fetch(base + "/", { method: "POST", body: "hello" });
+        assert.equal(res.status, 500);
+        await res.body?.cancel();
+      });
+    } finally {
+      console.error = quietErrors;
+    }
+    assert.match(reported.join("\n"), /TypeError: The request body was already read/);
+  },
+
   async "a guard on ctx.decodedPath sees the path the router matches; /%61dmin is /admin"(env) {
     const { chain, get, HttpError, router } = env.weft;
     const guard: Weft.Middleware = (ctx, next) => {
