@@ -124,9 +124,11 @@ export class Context<P extends Params = Params, V extends object = Record<never,
 
   /**
    * The request path as the router matches it: percent-escapes decoded, except `%2F` and
-   * `%25`, which stay encoded so that `/a%2Fb` remains one segment. Authorise on this path (or
-   * better, put the guard in a group's middleware), never on {@linkcode Context.path}:
-   * `/%61dmin` is `/admin` here and to the router, but not in `ctx.path`.
+   * `%25`, which stay encoded so that `/a%2Fb` remains one segment, and dot segments resolved
+   * (`/x/../admin` and `/%2e%2e/admin` are `/admin`, as a URL parser makes them). Authorise on
+   * this path (or better, put the guard in a group's middleware), never on
+   * {@linkcode Context.path}: `/%61dmin` is `/admin` here and to the router, but not in
+   * `ctx.path`.
    *
    * @throws {HttpError} 400 when the path has a malformed escape or is not UTF-8.
    */

@@ -5,21 +5,25 @@
 const ENCODED = /%2F|%25/gi;
 
 /**
- * Decodes `path` for matching; throws URIError on a malformed escape or invalid UTF-8.
+ * Decodes `path` for matching, and resolves its dot segments ("/../", "/%2e%2e/") as a URL
+ * parser does, so that serve() matches what app.fetch() does (a Request's URL has none) and
+ * no param holds ".."; throws URIError on a malformed escape or invalid UTF-8.
  *
  * @param path The path as sent, without the query.
  * @returns The decoded path, "/" and "%" still encoded.
  */
 export function decodePath(path: string): string {
-  if (!path.includes("%")) return path;
-  const parts = path.split("/");
-  for (let i = 0; i < parts.length; i++) {
-    const part = parts[i];
-    if (part.includes("%")) {
-      parts[i] = decodeURIComponent(part).replaceAll("%", "%25").replaceAll("/", "%2F");
+  if (path.includes("%")) {
+    const parts = path.split("/");
+    for (let i = 0; i < parts.length; i++) {
+      const part = parts[i];
+      if (part.includes("%")) {
+        parts[i] = decodeURIComponent(part).replaceAll("%", "%25").replaceAll("/", "%2F");
+      }
     }
+    path = parts.join("/");
   }
-  return parts.join("/");
+  return path.includes("/.") ? removeDotSegments(path) : path;
 }
 
 /**

@@ -15,7 +15,7 @@ import type { App, AppHooks, Handler, Middleware, Params, VariablesOf } from "..
 import type { PathParams } from "./pattern.ts";
 import { RadixTree } from "./radix.ts";
 import type { RadixMatch } from "./_tree.ts";
-import { removeDotSegments, restoreParam } from "./_path.ts";
+import { restoreParam } from "./_path.ts";
 import { SOURCE } from "./_table.ts";
 
 /**
@@ -570,23 +570,17 @@ export function router(routes: readonly (Route | Group)[], options: RouterOption
     // to decode; anything else is matched again on the decoded path when it has one.
     if (match === undefined || !match.data.plain) {
       encoded = path.includes("%");
-      let again = encoded;
-      if (encoded) {
+      // Escapes decoded and dot segments resolved, as ctx.decodedPath holds it (a guard on it
+      // sees the path matched). (A search for one character is V8's fast one: most paths have
+      // no "." at all.)
+      if (encoded || path.includes(".") && path.includes("/.")) {
         try {
           path = ctx.decodedPath;
         } catch (error) {
           return (error as HttpError).toResponse(); // a malformed escape: 400
         }
+        match = find(method, path);
       }
-      // Dot segments ("/../", "/%2e%2e/") go as a URL parser resolves them, so that serve()
-      // matches what app.fetch() does (a Request's URL has none) and no param holds "..".
-      // (A search for one character is V8's fast one: most paths have no "." at all.)
-      if (path.includes(".") && path.includes("/.")) {
-        const resolved = removeDotSegments(path);
-        again ||= resolved !== path;
-        path = resolved;
-      }
-      if (again) match = find(method, path);
       if (match === undefined) return miss(ctx, path, encoded);
     }
     enter(ctx, match, encoded);

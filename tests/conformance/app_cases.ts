@@ -278,7 +278,9 @@ export const appCases: Record<string, Case> = {
     assert.match(reported.join("\n"), /TypeError: The request body was already read/);
   },
 
-  async "a guard on ctx.decodedPath sees the path the router matches; /%61dmin is /admin"(env) {
+  async "a guard on ctx.decodedPath sees the path the router matches: /%61dmin and /x/../admin are /admin"(
+    env,
+  ) {
     const { chain, get, HttpError, router } = env.weft;
     const guard: Weft.Middleware = (ctx, next) => {
       if (ctx.decodedPath.startsWith("/admin")) throw new HttpError(403, "admins only");
@@ -303,6 +305,34 @@ export const appCases: Record<string, Case> = {
       const bad = await fetch(base + "/files/%E0%A4%A");
       assert.equal(bad.status, 400);
       await bad.body?.cancel();
+      // dot segments sent as they are (fetch() would resolve them): the router resolves them,
+      // so the guard must see the resolved path too, or "/x/../admin" passes it
+      const { port } = new URL(base);
+      for (const path of ["/x/../admin/panel", "/%2e%2e/admin/panel", "/files/./../admin/panel"]) {
+        const answer = await rawRequest(
+          env,
+          port,
+          `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`,
+        );
+        assert.match(answer, /^HTTP\/1\.1 403 /, path);
+      }
+      const dotted = await rawRequest(
+        env,
+        port,
+        "GET /files/x/../%2e/b%2Fc HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+      );
+      assert.ok(dotted.endsWith('{"name":"b/c","path":"/files/b%2Fc"}'), dotted);
+    });
+    // a 405's Allow is computed on the resolved path too
+    const methods = router([get("/admin/panel", () => new Response("panel"))]);
+    await withServer(env, methods, async (base) => {
+      const answer = await rawRequest(
+        env,
+        new URL(base).port,
+        "DELETE /x/../admin/panel HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+      );
+      assert.match(answer, /^HTTP\/1\.1 405 /);
+      assert.match(answer, /\r\nallow: GET, HEAD, OPTIONS\r\n/i);
     });
     const open = router([
       get("/admin/panel", (ctx) => ctx.json({ raw: ctx.path, route: ctx.route })),
