@@ -4,7 +4,7 @@
 // request keeps its identity and its signal: only its prototype changes, to one that sits in
 // front of the runtime's own (one such prototype per request class). bodyLimit() uses the same
 // body to refuse oversize uploads before the handler and to release what a handler left unread.
-import type { HttpError } from "./http/http_error.ts";
+import { HttpError } from "./http/http_error.ts";
 import { tooLarge } from "./http/read_limited.ts";
 import { READING } from "./_settled.ts";
 
@@ -23,6 +23,8 @@ export interface BoundedBody {
   readonly stream: ReadableStream<Uint8Array> | null;
   /** The 413 the stream failed with, once it did. */
   readonly error: HttpError | undefined;
+  /** Whether a reader took from the body (the request's `bodyUsed`). */
+  readonly used: boolean;
   /** Whether a reader took from the runtime's stream and has not reached its end. */
   readonly unfinished: boolean;
   /** Cancels what a reader began to read and left unread. */
@@ -61,6 +63,9 @@ function limit(source: ReadableStream<Uint8Array>, owner: LimitSource): BoundedB
   const body = {
     stream: null as ReadableStream<Uint8Array> | null,
     error: undefined as HttpError | undefined,
+    get used() {
+      return source.locked; // by this body's reader, or by one that read the runtime's body
+    },
     get unfinished() {
       return reader !== undefined && !finished;
     },
@@ -115,6 +120,7 @@ function limit(source: ReadableStream<Uint8Array>, owner: LimitSource): BoundedB
 const NO_BODY: BoundedBody = {
   stream: null,
   error: undefined,
+  used: false,
   unfinished: false,
   release() {},
 };
@@ -139,6 +145,12 @@ function boundedPrototype(base: object): object {
       },
       configurable: true,
     },
+    bodyUsed: {
+      get(this: BoundedRequest) {
+        return stateOf(this, original).used;
+      },
+      configurable: true,
+    },
   };
   for (const name of METHODS) {
     members[name] = {
@@ -152,7 +164,10 @@ function boundedPrototype(base: object): object {
         try {
           return await (copy[name] as () => Promise<unknown>)();
         } catch (error) {
-          throw state.error ?? error;
+          // what the client sent (JSON or a form that does not parse, a body cut short): a
+          // 400, not the app's 500 (a body read before fails above, with the app's TypeError)
+          throw state.error ??
+            new HttpError(400, `The request body could not be read by ${name}()`, { cause: error });
         }
       },
       writable: true,
@@ -213,10 +228,13 @@ export function boundedBody(request: Request): BoundedBody | undefined {
  * Makes a bounded request serve `bytes` (read ahead by bodyLimit()) as its body from now on.
  */
 export function replaceBody(request: Request, bytes: Uint8Array<ArrayBuffer>): void {
-  const bounded = request as BoundedRequest;
-  bounded[STATE] = {
-    stream: new Response(bytes).body,
+  const copy = new Response(bytes);
+  (request as BoundedRequest)[STATE] = {
+    stream: copy.body,
     error: undefined,
+    get used() {
+      return copy.bodyUsed;
+    },
     unfinished: false,
     release() {},
   };

@@ -276,7 +276,7 @@ export class Context<P extends Params = Params, V extends object = Record<never,
    * @returns The body bytes (empty when there is no body); the same promise on every call.
    */
   body(): Promise<Uint8Array<ArrayBuffer>> {
-    return this.#body ??= readBody(this.#req, this.bodyLimit);
+    return this.#body ??= readBody(this.#req, this.bodyLimit, this.#bounded);
   }
 
   /**
@@ -481,12 +481,20 @@ export interface JsonInit<T = unknown> extends ResponseInit {
   schema?: Decodable<T>;
 }
 
-async function readBody(request: Request, limit: number): Promise<Uint8Array<ArrayBuffer>> {
+// `bounded`: read through ctx.req's bounded body, whose `bodyUsed` says whether a reader took
+// from it (unbounded, no reader of the app's could have)
+async function readBody(
+  request: Request,
+  limit: number,
+  bounded: boolean,
+): Promise<Uint8Array<ArrayBuffer>> {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
   const stream = request.body;
   // read before, by ctx.req's own methods or a reader: the app's mistake, not the client's
-  if (stream?.locked) throw new TypeError("The request body was already read");
+  if (stream?.locked || bounded && request.bodyUsed) {
+    throw new TypeError("The request body was already read");
+  }
   let body: Uint8Array<ArrayBuffer> | null;
   try {
     body = await readLimited(stream, limit);

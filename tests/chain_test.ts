@@ -254,11 +254,18 @@ Deno.test("ctx.body() after the body was read another way is the app's error, no
   const original = console.error;
   console.error = (...args: unknown[]) => reported.push(...args);
   try {
-    for (const read of ["text", "stream"] as const) {
+    for (const read of ["text", "stream", "for await", "one chunk"] as const) {
       reported.length = 0;
       const app = chain([async (ctx, next) => {
         if (read === "text") await ctx.req.text();
-        else ctx.req.body!.getReader();
+        else if (read === "stream") ctx.req.body!.getReader();
+        else if (read === "for await") { for await (const _ of ctx.req.body!); }
+        else {
+          const reader = ctx.req.body!.getReader();
+          await reader.read();
+          reader.releaseLock(); // what is left would pass for the whole body
+        }
+        assert.equal(ctx.req.bodyUsed, read !== "stream", read);
         return await next();
       }], async (ctx) => new Response(await ctx.body()));
       const res = await app.fetch(req("/", { method: "POST", body: "hello" }));
@@ -272,6 +279,49 @@ Deno.test("ctx.body() after the body was read another way is the app's error, no
   } finally {
     console.error = original;
   }
+});
+
+Deno.test("ctx.req's body methods answer 400 for what the client sent, never the app's 500", async () => {
+  const app = chain([], async (ctx) => {
+    const how = ctx.query("how");
+    if (how === "json") return Response.json(await ctx.req.json());
+    if (how === "form") return Response.json([...(await ctx.req.formData()).keys()]);
+    return new Response(await ctx.req.text());
+  });
+  const send = (how: string, body: string | null, type?: string) =>
+    app.fetch(req(`/?how=${how}`, {
+      method: "POST",
+      body,
+      headers: type === undefined ? {} : { "content-type": type },
+    }));
+  const cases: [string, string | null, string | undefined, RegExp][] = [
+    ["json", '{"a":', "application/json", /by json\(\)/],
+    ["json", null, "application/json", /by json\(\)/],
+    ["form", "a=1", "text/plain", /by formData\(\)/],
+    ["form", "x", "multipart/form-data", /by formData\(\)/], // no boundary
+  ];
+  for (const [how, body, type, detail] of cases) {
+    const res = await send(how, body, type);
+    assert.equal(res.status, 400, `${how} ${body}`);
+    assert.equal(res.headers.get("content-type"), "application/problem+json");
+    assert.match((await res.json()).detail, detail);
+  }
+  assert.equal(await (await send("json", '{"a":1}', "application/json")).text(), '{"a":1}');
+  assert.equal(
+    await (await send("form", "a=1", "application/x-www-form-urlencoded")).text(),
+    '["a"]',
+  );
+  // a stream that breaks off, as when the client leaves mid-body
+  const broken = new ReadableStream({
+    start(controller) {
+      controller.enqueue(new TextEncoder().encode("par"));
+      controller.error(new Error("connection reset"));
+    },
+  });
+  const cut = await app.fetch(
+    req("/?how=text", { method: "POST", body: broken, duplex: "half" } as RequestInit),
+  );
+  assert.equal(cut.status, 400);
 });
 
 Deno.test("chain() with no middleware does not decorate the caller's handler", () => {

@@ -42,7 +42,8 @@ export interface BodyLimitOptions {
  * memory by a copy of the request (same method, URL, headers and signal) that replaces
  * `ctx.req`, so that a later middleware can still rewrite it with `new Request(ctx.req, init)`.
  * Limits nest: an outer `bodyLimit` refuses what is over its limit before an inner one runs. Put it after `auth()` in a chain, so that uploads are only read for
- * authenticated requests.
+ * authenticated requests, and before any middleware that reads the body (`describe({ body })`,
+ * a logger of bodies): after one, it throws a `TypeError` (a 500) that says so.
  *
  * @param bytes The largest accepted body, in bytes.
  * @param options How bodies without `Content-Length` are bounded.
@@ -88,6 +89,12 @@ export function bodyLimit(bytes: number, options: BodyLimitOptions = {}): Middle
     const request = ctx.req; // its body is bounded by ctx.bodyLimit from now on
     const body = boundedBody(request);
     if (body === undefined || body.stream === null) return await next();
+    if (request.bodyUsed || body.stream.locked) {
+      // read by a middleware before this one, under the limit that applied there
+      throw new TypeError(
+        "Cannot apply bodyLimit(): the request body was already read; put bodyLimit() before the middleware that reads it",
+      );
+    }
     // 1. declared length: decide without reading
     const declared = request.headers.get("content-length");
     if (declared !== null) {

@@ -278,6 +278,64 @@ export const appCases: Record<string, Case> = {
     assert.match(reported.join("\n"), /TypeError: The request body was already read/);
   },
 
+  async "ctx.req.json() of a broken body, or of a client that left mid-body, is a 400, never a reported 500"(
+    env,
+  ) {
+    const { chain, post, router } = env.weft;
+    const outcomes: number[] = [];
+    let reading = () => {};
+    let answered = () => {};
+    const app = chain([async (ctx, next) => {
+      if (ctx.header("x-cut") !== null) reading();
+      const res = await next();
+      outcomes.push(res.status);
+      if (ctx.header("x-cut") !== null) answered();
+      return res;
+    }], router([post("/json", async (ctx) => ctx.json(await ctx.req.json()))]));
+    const reported: string[] = [];
+    const quietErrors = console.error;
+    console.error = (...args: unknown[]) => reported.push(args.map(String).join(" "));
+    try {
+      await withServer(env, app, async (base) => {
+        const headers = { "content-type": "application/json" };
+        const bad = await fetch(base + "/json", { method: "POST", headers, body: '{"a":' });
+        assert.equal(bad.status, 400);
+        assert.equal(bad.headers.get("content-type"), "application/problem+json");
+        await bad.body?.cancel();
+        const good = await fetch(base + "/json", { method: "POST", headers, body: '{"a":1}' });
+        assert.deepEqual(await good.json(), { a: 1 });
+        // half a chunked body, then the client goes once the handler is reading it
+        const started = new Promise<void>((resolve) => reading = resolve);
+        const done = new Promise<void>((resolve) => answered = resolve);
+        const socket = net.connect(Number(new URL(base).port), "127.0.0.1");
+        socket.on("error", () => {});
+        socket.write(
+          "POST /json HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n" +
+            'X-Cut: 1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"a":\r\n',
+        );
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const late = new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error("the cut body's handler did not end in 5 s")),
+            5_000,
+          );
+        });
+        try {
+          await Promise.race([started, late]);
+          socket.destroy();
+          await Promise.race([done, late]);
+        } finally {
+          clearTimeout(timer);
+          socket.destroy();
+        }
+        assert.deepEqual(outcomes, [400, 200, 400], "the handler's outcome for the cut body");
+      });
+    } finally {
+      console.error = quietErrors;
+    }
+    assert.deepEqual(reported, []);
+  },
+
   async "a guard on ctx.decodedPath sees the path the router matches: /%61dmin and /x/../admin are /admin"(
     env,
   ) {
