@@ -3,6 +3,7 @@
 import { type FieldError, type PartReader, partReader } from "../_coerce.ts";
 import type { Context } from "../context.ts";
 import { HttpError } from "../http/http_error.ts";
+import { isPreflight, passPreflight } from "./_preflight.ts";
 
 /**
  * Prepares the check of the parts `schemas` names (`undefined` when it names none). The check
@@ -49,4 +50,25 @@ export function partsCheck(
     const vars = ctx.var as unknown as Record<string, unknown>;
     for (const [part, result] of results) vars[part] = (result as { value: unknown }).value;
   };
+}
+
+/**
+ * Runs `check`, then `next`. A CORS preflight that fails the check (it carries none of the
+ * request's headers) goes on as {@linkcode passPreflight} lets it, so that a group's checks
+ * do not refuse the router's automatic answer to it.
+ */
+export function checkThen(
+  check: (ctx: Context) => void,
+  ctx: Context,
+  next: () => Promise<Response>,
+): Promise<Response> {
+  try {
+    check(ctx);
+  } catch (error) {
+    if (!isPreflight(ctx)) throw error;
+    return passPreflight(next, () => {
+      throw error;
+    });
+  }
+  return next();
 }

@@ -7,6 +7,7 @@
 import type { Context } from "../context.ts";
 import { problem } from "../http/problem.ts";
 import { realmParameter } from "../http/_realm.ts";
+import { isPreflight, passPreflight } from "./_preflight.ts";
 import type { Middleware, Params } from "../types.ts";
 
 /**
@@ -163,12 +164,6 @@ function parseAuthorization(header: string | null): Parsed {
   return { kind: "token", token };
 }
 
-// A CORS preflight, which carries no credentials (a request that does is authenticated).
-function isPreflight(ctx: Context): boolean {
-  return ctx.req.method === "OPTIONS" && ctx.header("origin") !== null &&
-    ctx.header("access-control-request-method") !== null && ctx.header("authorization") === null;
-}
-
 /**
  * Authenticates requests with an OAuth 2.0 bearer token (RFC 6750). The `Authorization`
  * scheme `Bearer` is matched case-insensitively; the token is stored as
@@ -234,11 +229,9 @@ export function auth<F extends BearerValidator>(
     });
 
   return async function auth(ctx, next) {
-    if (allowPreflight && isPreflight(ctx)) {
-      const res = await next();
-      if (res.body === null && res.status < 300) return res;
-      res.body?.cancel().catch(() => {}); // content made without a user does not leave
-      return required();
+    // a preflight carries no credentials (one that does is authenticated)
+    if (allowPreflight && isPreflight(ctx) && ctx.header("authorization") === null) {
+      return await passPreflight(next, required);
     }
     const parsed = parseAuthorization(ctx.header("authorization"));
     // RFC 6750 §3.1: no error code when the request carries no authentication information.

@@ -7,7 +7,7 @@
 import type { ObjectSchema, Shape } from "../json/schema.ts";
 import type { Infer } from "../json/standard_schema.ts";
 import type { Middleware } from "../types.ts";
-import { partsCheck } from "./_parts.ts";
+import { checkThen, partsCheck } from "./_parts.ts";
 import { VALIDATES } from "./_validated.ts";
 
 /**
@@ -85,8 +85,7 @@ export type Validator<S extends ValidateSchemas> = Middleware<ValidatedParts<S>>
 export function validate<const S extends ValidateSchemas>(schemas: S): Validator<S> {
   const check = partsCheck(schemas);
   const middleware: Middleware<ValidatedParts<S>> = function validate(ctx, next) {
-    check?.(ctx);
-    return next();
+    return check === undefined ? next() : checkThen(check, ctx, next);
   };
   return Object.defineProperty(middleware, VALIDATES, { value: schemas }) as Validator<S>;
 }

@@ -8,7 +8,8 @@ import { PASS } from "../chain.ts";
 import { jsonErrorResponse } from "../json/json_error.ts";
 import type { ObjectSchema, Schema, Shape } from "../json/schema.ts";
 import type { Infer } from "../json/standard_schema.ts";
-import { partsCheck } from "../middleware/_parts.ts";
+import { checkThen, partsCheck } from "../middleware/_parts.ts";
+import { isPreflight, passPreflight } from "../middleware/_preflight.ts";
 import type { ValidatedParts } from "../middleware/validate.ts";
 import type { Middleware } from "../types.ts";
 
@@ -121,17 +122,21 @@ export function describe<const D extends Description>(description: D): Described
   const body = description.body;
   let middleware: Middleware;
   if (body !== undefined) {
-    middleware = async function describe(ctx, next) {
-      check?.(ctx);
-      const result = await ctx.decode(body);
-      if (!result.ok) return jsonErrorResponse(result.error);
-      (ctx.var as unknown as Record<string, unknown>).body = result.value;
-      return next();
+    middleware = function describe(ctx, next) {
+      return checkThen(check ?? (() => {}), ctx, async () => {
+        const result = await ctx.decode(body);
+        if (result.ok) {
+          (ctx.var as unknown as Record<string, unknown>).body = result.value;
+          return next();
+        }
+        const refusal = () => jsonErrorResponse(result.error);
+        // a preflight has no body: it goes on as checkThen() lets one go
+        return isPreflight(ctx) ? passPreflight(next, refusal) : refusal();
+      });
     };
   } else if (check !== undefined) {
     middleware = function describe(ctx, next) {
-      check(ctx);
-      return next();
+      return checkThen(check, ctx, next);
     };
   } else {
     middleware = function describe(_ctx, next) {

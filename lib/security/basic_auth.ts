@@ -7,6 +7,7 @@
 import type { Context } from "../context.ts";
 import { problem } from "../http/problem.ts";
 import { realmParameter } from "../http/_realm.ts";
+import { isPreflight, passPreflight } from "../middleware/_preflight.ts";
 import type { Middleware } from "../types.ts";
 import { sha256, timingSafeEqual } from "./_crypto.ts";
 
@@ -27,6 +28,15 @@ export interface BasicAuthOptions {
    * @default {"weft"}
    */
   realm?: string;
+  /**
+   * Whether CORS preflights without credentials go on to the router's automatic answer, as
+   * `auth()`'s option of the same name lets them: browsers never send credentials on a
+   * preflight, so refusing it makes every cross-origin call fail. Only an answer without
+   * content goes back to such a preflight; anything else is answered with the 401.
+   *
+   * @default {true}
+   */
+  allowPreflight?: boolean;
 }
 
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
@@ -82,6 +92,9 @@ function parse(header: string | null): Parsed {
  *   400;
  * - credentials `verify` refuses: 401.
  *
+ * A CORS preflight without credentials goes on to the router's automatic answer (see
+ * {@linkcode BasicAuthOptions.allowPreflight}).
+ *
  * Basic credentials are a password in clear text: use HTTPS.
  *
  * @param options The verifier and the realm.
@@ -113,12 +126,17 @@ export function basicAuth(options: BasicAuthOptions): Middleware<{ user: unknown
   }
   const realm = realmParameter(options.realm ?? "weft", "basicAuth()");
   const challenge = { "www-authenticate": `Basic ${realm}, charset="UTF-8"` };
+  const allowPreflight = options.allowPreflight ?? true;
+  const required = () =>
+    problem({ status: 401, detail: "Basic authentication is required" }, challenge);
 
   return async function basicAuth(ctx, next) {
-    const parsed = parse(ctx.header("authorization"));
-    if (parsed.kind === "missing") {
-      return problem({ status: 401, detail: "Basic authentication is required" }, challenge);
+    const header = ctx.header("authorization");
+    if (header === null && allowPreflight && isPreflight(ctx)) {
+      return await passPreflight(next, required);
     }
+    const parsed = parse(header);
+    if (parsed.kind === "missing") return required();
     if (parsed.kind === "malformed") {
       return problem({ status: 400, detail: parsed.detail }, challenge);
     }

@@ -9,6 +9,9 @@ import { chain, get, put, router, serve, type Server } from "../../mod.ts";
 import { cors } from "../../lib/middleware/cors.ts";
 import { auth, bearerTokens } from "../../lib/middleware/auth.ts";
 import { logger } from "../../lib/middleware/logger.ts";
+import { validate } from "../../lib/middleware/validate.ts";
+import { basicAuth, basicUsers } from "../../lib/security/basic_auth.ts";
+import { schema } from "../../lib/json/mod.ts";
 import { browserTest, CHROMIUM_ARGS, closeBrowser } from "../_browser.ts";
 import { withDeadline } from "../_deadline.ts";
 
@@ -106,7 +109,20 @@ browserTest({
       cors({ origin: [allowed], credentials: true }),
       auth({ validate: bearerTokens(["t0k3n"]) }),
     ]);
-    const servers = [allowedPages, deniedPages, full.server, plain.server, guarded.server];
+    // cors, then checks of what only the real request carries: Basic credentials, a header
+    const checked = apiServer([
+      cors({ origin: [allowed], allowHeaders: ["x-custom", "content-type", "authorization"] }),
+      basicAuth({ verify: basicUsers({ ada: "lovelace" }) }),
+      validate({ headers: schema.object({ "x-custom": schema.integer() }) }),
+    ]);
+    const servers = [
+      allowedPages,
+      deniedPages,
+      full.server,
+      plain.server,
+      guarded.server,
+      checked.server,
+    ];
 
     let browser: Browser | undefined;
     try {
@@ -184,7 +200,26 @@ browserTest({
           assert.equal(unauthorized.status, 401);
           assert.deepEqual(guarded.puts, ["4"]);
 
-          // 8. an opaque origin ("null", a sandboxed page) is never allowed by a list
+          // 8. through basicAuth() and validate({ headers }): the preflight carries neither the
+          //    credentials nor the header, so it passes them; the real request is checked
+          const basic = (custom: string) => ({
+            ...customPut,
+            credentials: "omit",
+            headers: {
+              ...customPut.headers,
+              "x-custom": custom,
+              authorization: `Basic ${btoa("ada:lovelace")}`,
+            },
+          } as const);
+          const checkedPut = await call(page, `${checked.url}/items/6`, basic("7"));
+          assert.equal(checkedPut.ok, true, `${checkedPut.error} ${checked.log.join("\n")}`);
+          assert.equal(checkedPut.status, 200);
+          const badHeader = await call(page, `${checked.url}/items/7`, basic("seven"));
+          assert.equal(badHeader.ok, true, "the 400 carries CORS headers, so it is readable");
+          assert.equal(badHeader.status, 400);
+          assert.deepEqual(checked.puts, ["6"]);
+
+          // 9. an opaque origin ("null", a sandboxed page) is never allowed by a list
           const sandboxed = await context.newPage();
           await sandboxed.goto(`${allowed}/sandboxed`);
           const opaque = await call(sandboxed, `${full.url}/data`, { credentials: "omit" });

@@ -114,3 +114,27 @@ Deno.test("openapi() documents what describe() checks: parameters, the body, and
   assert.deepEqual(Object.keys(add.responses), ["201", "400", "413", "415", "500"]);
   assert.equal(add.requestBody.content["application/json"].schema.required[0], "text");
 });
+
+Deno.test("describe() in a group lets a CORS preflight through to the router's 204; a route's own is never in its way", async () => {
+  const described = router([
+    group("/v1", [describe({ headers: schema.object({ "x-api-version": schema.integer() }) })], [
+      post("/notes", [describe({ body: NewNote })], (ctx) => ctx.json(ctx.var.body)),
+    ]),
+    group("/v2", [describe({ body: NewNote })], [post("/notes", () => new Response("made"))]),
+  ]);
+  for (const path of ["/v1/notes", "/v2/notes"]) {
+    const res = await described.fetch(
+      new Request(`http://localhost${path}`, {
+        method: "OPTIONS",
+        headers: { origin: "https://app.example", "access-control-request-method": "POST" },
+      }),
+    );
+    assert.equal(res.status, 204, path);
+    assert.equal(res.headers.get("allow"), "POST, OPTIONS", path);
+  }
+  // the real request is checked as before
+  const real = await described.fetch(
+    new Request("http://localhost/v1/notes", { method: "POST", body: '{"text":"hi"}' }),
+  );
+  assert.equal(real.status, 400);
+});

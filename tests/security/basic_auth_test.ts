@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { get, router } from "../../mod.ts";
+import { chain, get, options, router } from "../../mod.ts";
 import { basicAuth, basicUsers, type BasicVerifier } from "../../lib/security/basic_auth.ts";
 
 const CHALLENGE = 'Basic realm="admin", charset="UTF-8"';
@@ -103,4 +103,34 @@ Deno.test("basicUsers() and basicAuth() check their arguments", () => {
   }
   // Latin-1 beyond ASCII is a valid header value
   basicAuth({ verify: () => true, realm: "Bücher" });
+});
+
+Deno.test("basicAuth() in a chain lets a CORS preflight without credentials reach the router's 204, and nothing with content", async () => {
+  const verify = basicUsers({ ada: "lovelace" });
+  const routes = [
+    get("/items", () => new Response("items")),
+    options("/open", () => new Response("content made without a user")),
+  ];
+  const open = chain([basicAuth({ verify })], router(routes));
+  const strict = chain([basicAuth({ verify, allowPreflight: false })], router(routes));
+  const preflight = (path: string, headers: Record<string, string> = {}) =>
+    new Request(`http://localhost${path}`, {
+      method: "OPTIONS",
+      headers: {
+        origin: "https://app.example",
+        "access-control-request-method": "GET",
+        ...headers,
+      },
+    });
+  const res = await open.fetch(preflight("/items"));
+  assert.equal(res.status, 204);
+  assert.equal(res.headers.get("allow"), "GET, HEAD, OPTIONS");
+  const content = await open.fetch(preflight("/open"));
+  assert.equal(content.status, 401);
+  assert.equal((await content.json()).detail, "Basic authentication is required");
+  assert.equal((await strict.fetch(preflight("/items"))).status, 401);
+  // with credentials it is authenticated as any request
+  const wrong = await open.fetch(preflight("/items", { authorization: `Basic ${btoa("ada:x")}` }));
+  assert.equal(wrong.status, 401);
+  assert.equal((await open.fetch(new Request("http://localhost/items"))).status, 401);
 });
