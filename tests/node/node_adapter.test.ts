@@ -1128,6 +1128,28 @@ describe("limits and shutdown", () => {
     });
   });
 
+  test(`${flag("requestCopyBody")} under serve(), a copy of ctx.req reads through the body limit`, async () => {
+    const copied = (init?: RequestInit) =>
+      weft.router([
+        weft.post("/copy", async (ctx) => {
+          ctx.bodyLimit = 16;
+          const copy = init === undefined ? new Request(ctx.req) : new Request(ctx.req, init);
+          return ctx.text(String((await copy.text()).length));
+        }),
+      ]);
+    const upload = () => ({ method: "POST", body: "x".repeat(64) });
+    for (const init of [undefined, { headers: { "x-copy": "1" } }]) {
+      await withServer(copied(init), async (base) => {
+        const res = await fetch(`${base}/copy`, upload());
+        assert.equal(res.status, 413);
+        await res.body?.cancel();
+      });
+      // A Request of Node's own, given to app.fetch(), is copied unbounded, as on Deno.
+      const direct = await copied(init).fetch(new Request("http://x/copy", upload()));
+      assert.equal(await direct.text(), "64");
+    }
+  });
+
   test(`${flag("listenAddress")} with a host name, the port is known from onListen on`, async () => {
     let listened!: (port: number) => void;
     const port = new Promise<number>((resolve) => listened = resolve);

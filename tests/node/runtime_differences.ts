@@ -107,6 +107,17 @@ export const RUNTIME_DIFFERENCES = {
     why: "node:http given the field and a Content-Length sends both (RFC 9112 §6.2: never " +
       "both); either framing is valid, and the conformance case checks each runtime's",
   },
+  requestCopyBody: {
+    deno: "new Request(ctx.req) and new Request(ctx.req, init) take the runtime's own body, " +
+      "which the body limit does not see: the copy of a 2 MiB upload reads whole under the " +
+      "1 MiB default (docs/app.md's example checks it)",
+    node: "under serve(), ctx.req is the adapter's request, whose copy is built from its bounded " +
+      "body: reading the copy fails with 413. A Request of Node's own given to app.fetch() is " +
+      "copied unbounded, as on Deno",
+    why: "the limit sits in the body getter of ctx.req's prototype (lib/_bounded_request.ts), " +
+      "which Deno's and undici's Request constructors bypass for a Request of their own; " +
+      "assigning the copy to ctx.req bounds it again on both",
+  },
 } as const satisfies Record<string, RuntimeDifference>;
 
 /** A flag name. */
