@@ -82,10 +82,10 @@ export interface ClientInit extends Omit<RequestInit, "method" | "body"> {
  * Makes the typed client of an app. Paths are the app's own patterns (`"/notes/:id"`), so a
  * call reads like the route it calls; the params fill the pattern (percent-encoded), the query
  * becomes the query string (an array: one key per item), `json` the `application/json` body.
- * A call never rejects: an answer in `application/problem+json`, a JSON body that does not
- * parse, and a request that fails or cannot be built (status 0) all resolve to
- * `{ ok: false, problem }`. Only a call that cannot fill its pattern throws: a param that is
- * missing, empty, `.` or `..`. A query field or header that is `null` is left out, as
+ * An answer in `application/problem+json`, a JSON body that does not parse, and a request that
+ * fails or cannot be built (status 0) all resolve to `{ ok: false, problem }`. Only a call that
+ * cannot fill its pattern rejects, with a `TypeError` and nothing sent: a param that is missing,
+ * empty, `.` or `..`. A query field or header that is `null` is left out, as
  * `undefined` is.
  *
  * @param baseUrl Where the app is served, such as `"http://localhost:8000"` (a path prefix is

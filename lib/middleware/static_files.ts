@@ -176,7 +176,8 @@ function compileImmutable(test: StaticFilesOptions["immutable"]): (path: string)
  *    shares the root's name as a prefix (`static_evil/` next to `static/`). Dotfiles are 404
  *    unless `dotfiles: "allow"`.
  * 3. Only regular files are served: directories, FIFOs and devices are 404 (never opened, so
- *    a FIFO cannot hang the request). There is no directory listing and no index file.
+ *    a FIFO cannot hang the request). There is no directory listing, and no index file
+ *    unless the `index` option names one.
  * 4. Preconditions follow RFC 9110 §13.2.2 (If-Match → 412, If-Unmodified-Since → 412,
  *    If-None-Match → 304 for GET and HEAD, If-Modified-Since only without If-None-Match),
  *    then a single `bytes` range gives 206 (or 416 with `Content-Range: bytes *\/size`;
