@@ -27,6 +27,10 @@ const MAX_AHEAD_BYTES = 65_536;
  *    cut: the stream fails, so the server ends the response abnormally (HTTP/1.1: the
  *    connection closes without the last chunk; HTTP/2: `RST_STREAM`), which a client cannot
  *    mistake for a complete body. A body at hand (a string, bytes, JSON) is sent whole.
+ * 4. An event stream (`Content-Type: text/event-stream`, as `sse()` answers) is meant to stay
+ *    open, so the deadline bounds only the time until it is returned: its body is never cut,
+ *    and from then on `ctx.req.signal` aborts only when the client goes away. A handler that
+ *    has not returned it by the deadline gets the 503 as any other.
  *
  * The deadline covers the app, not the network: reading the request's header block and body
  * is bounded by the server (on Node, `serve()`'s `headersTimeout` and `requestTimeout`; see
@@ -84,9 +88,10 @@ export function timeout(ms: number): Middleware {
       return problem({ status: 503, detail, instance: ctx.path });
     }
 
-    // 3. a body at hand goes out whole, whatever its size; a streamed one is cut at the deadline
-    //    (bodyAtHand() looks before res.body, which on Deno would make a stream of it)
-    if (bodyAtHand(res) !== undefined) {
+    // 3. a body at hand goes out whole, whatever its size, and an event stream stays open (it
+    //    ends when its handler or client says so); any other streamed body is cut at the
+    //    deadline (bodyAtHand() looks before res.body, which on Deno would make a stream of it)
+    if (bodyAtHand(res) !== undefined || isEventStream(res)) {
       clearTimeout(timer);
       return res;
     }
@@ -104,6 +109,13 @@ export function timeout(ms: number): Middleware {
     const rest = resume(reader, ahead.chunks, ahead.pending);
     return new Response(cutAt(rest, deadline.signal, () => clearTimeout(timer)), res);
   };
+}
+
+// Whether the response is a `text/event-stream` (the media type's essence, whatever its
+// parameters and case): a stream of events the client keeps open, not a body to finish in time.
+function isEventStream(res: Response): boolean {
+  const type = res.headers.get("content-type");
+  return type !== null && /^\s*text\/event-stream\s*(?:;|$)/i.test(type);
 }
 
 // A stream that fails with the signal's reason when it aborts, and cancels its source.

@@ -145,8 +145,8 @@ export class SseClosed extends Error {
   override name = "SseClosed";
   /**
    * `client`: the client went away; `server`: `close()`, the handler's return, the `signal`
-   * option, the server's shutdown or the deadline of a `timeout()` around it; `overflow`: the
-   * queue was full.
+   * option or the server's shutdown; `overflow`: the queue was full. (A `timeout()` around the
+   * handler bounds only the time until the response is returned; it never ends the stream.)
    */
   readonly kind: "client" | "server" | "overflow";
   /**
@@ -348,14 +348,8 @@ class EventStream implements SseStream {
         this.#enqueued = this.#opening = bytes.byteLength;
         controller.enqueue(bytes);
       },
-      // a runtime cancels for a client that left; timeout() cuts with its deadline's reason
-      cancel: (reason) =>
-        this.end(
-          reason instanceof DOMException && reason.name === "TimeoutError"
-            ? new SseClosed("server", reason.message)
-            : new SseClosed("client", "The client went away"),
-          true,
-        ),
+      // a runtime cancels for a client that left (timeout() leaves event streams alone)
+      cancel: () => this.end(new SseClosed("client", "The client went away"), true),
     }, {
       highWaterMark: this.#highWaterMark,
       size: (chunk) => chunk.byteLength,

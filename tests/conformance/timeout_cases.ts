@@ -1,7 +1,9 @@
 // Conformance cases for timeout() over real sockets, on both runtimes: a handler that is not
 // done by the deadline is answered 503 and sees its signal abort; a body still streaming at the
 // deadline is cut so that the client sees an error, not a complete response; a body at hand
-// keeps its Content-Length. No case depends on timing: the slow parts wait for the abort itself.
+// keeps its Content-Length; an event stream is never cut: the deadline bounds only its start. No
+// case depends on timing: the slow parts wait for the abort itself, and the event stream's late
+// event is only checked to arrive.
 import assert from "node:assert/strict";
 import type { Env } from "./suite.ts";
 import type * as Weft from "../../mod.ts";
@@ -83,6 +85,42 @@ export const timeoutCases: Record<string, (env: Env) => Promise<void>> = {
         (error: Error) => error.message,
       );
       assert.match(curl, /curl: \(18\)/); // transfer closed with outstanding read data remaining
+    });
+  },
+
+  async "timeout(): an event stream outlives the deadline, which bounds only its start"(env) {
+    const { chain, get, router, sse, timeout } = env.weft;
+    const app = chain(
+      [timeout(100)],
+      router([
+        get("/events", (ctx) =>
+          sse(ctx, async (stream) => {
+            stream.send("before the deadline");
+            await new Promise((resolve) => setTimeout(resolve, 300));
+            // past the deadline: the stream is open, and the request's signal has not aborted
+            stream.send(ctx.req.signal.aborted ? "signal aborted" : "after the deadline");
+          })),
+        // An event stream returned only once the deadline has passed comes too late.
+        get("/late", (ctx) =>
+          new Promise<Response>((resolve) => {
+            ctx.req.signal.addEventListener("abort", () =>
+              resolve(sse(ctx, (stream) => {
+                stream.send("too late");
+              })));
+          })),
+      ]),
+    );
+    await withServer(env, app, async (base) => {
+      // HTTP/1.1 (a cut body is curl's error 18) and h2c (a reset stream, error 92)
+      for (const flag of ["--http1.1", "--http2-prior-knowledge"]) {
+        const res = await env.curl([flag, `${base}/events`]);
+        assert.equal(res.status, 200);
+        assert.equal(res.headers.get("content-type"), "text/event-stream");
+        assert.equal(res.body, ":\ndata: before the deadline\n\ndata: after the deadline\n\n");
+      }
+      const late = await env.curl(["--http1.1", `${base}/late`]);
+      assert.equal(late.status, 503);
+      assert.equal(late.headers.get("content-type"), "application/problem+json");
     });
   },
 };

@@ -12,7 +12,6 @@ import {
   type SseStream,
 } from "../../mod.ts";
 import { formatComment, formatEvent } from "../../lib/realtime/_sse_format.ts";
-import { timeout } from "../../lib/middleware/timeout.ts";
 import { withDeadline } from "../_deadline.ts";
 
 Deno.test("formatEvent() splits data on CR, LF and CRLF, one data line each", () => {
@@ -97,28 +96,6 @@ Deno.test("sse() sends the retry option first and close() ends the response", as
   ]);
   const res = await app.fetch(new Request("http://localhost/"));
   assert.equal(await res.text(), "retry: 100\n\ndata: one\n\n");
-});
-
-Deno.test("sse() under timeout() tells its handler the server ended the stream at the deadline", async () => {
-  let reason: SseClosed | undefined;
-  const ended = Promise.withResolvers<void>();
-  const app = chain(
-    [timeout(50)],
-    router([get("/", (ctx) =>
-      sse(ctx, async (stream) => {
-        stream.send("one");
-        await stream.closed;
-        reason = stream.signal.reason as SseClosed;
-        ended.resolve();
-      }))]),
-  );
-  const res = await app.fetch(new Request("http://localhost/"));
-  const reader = res.body!.getReader();
-  await reader.read(); // the stream started; the deadline cuts it later
-  await withDeadline(ended.promise, 5_000, "the handler to see the stream end");
-  await reader.cancel().catch(() => {});
-  assert.equal(reason?.kind, "server");
-  assert.match(reason?.message ?? "", /not ready within 50 ms/);
 });
 
 // A server on a port of its own in 60000-64999, tried again when that one is taken.
