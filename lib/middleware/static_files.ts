@@ -109,7 +109,10 @@ export interface StaticFilesOptions {
    * `Accept` lists `text/html` (browser navigations, not `fetch()` calls), whose last path
    * segment has no dot (`/users/7`, not `/app.js`), and whose path is outside
    * {@linkcode StaticFilesOptions.fallbackExclude}. With `fallthrough`, `next()` answers first
-   * and the fallback replaces only its 404. The answer carries `Vary: Accept`.
+   * and the fallback replaces only its 404. Every answer that Accept chose carries
+   * `Vary: Accept` (merged into a `Vary` already there): the fallback page, and the 404 that a
+   * request for the same path gets without `text/html` (staticFiles()'s own, or that of
+   * `next()` with `fallthrough`), so that a shared cache never gives that 404 to a navigation.
    */
   fallback?: string;
   /**
@@ -322,16 +325,23 @@ export function staticFiles(options: StaticFilesOptions): Middleware {
     status: 400 | 404,
     detail: string,
   ): Response | Promise<Response> {
-    if (status === 404 && fallback !== undefined && wantsFallback(ctx)) {
-      return serveFallback(ctx, next);
+    if (status === 404 && fallback !== undefined && clientRoute(ctx.path)) {
+      if (acceptsHtml(ctx.header("accept"))) return serveFallback(ctx, next);
+      // A navigation to this path gets the fallback page instead: the 404 varies on Accept, or
+      // a shared cache could store it and give it to the next browser that navigates here.
+      // (Only a 404 of next(): any other answer of it is what a navigation gets too.)
+      if (fallthrough) {
+        return next().then((res) => res.status === 404 ? varyOnAccept(res) : res);
+      }
+      return varyOnAccept(problem({ status, detail, instance: ctx.path }));
     }
     if (fallthrough) return next();
     return problem({ status, detail, instance: ctx.path });
   }
 
-  // A navigation to a client-side route: not a file-looking path, not an excluded prefix.
-  function wantsFallback(ctx: Context): boolean {
-    const path = ctx.path;
+  // A path that may be a client-side route: not a file-looking path, not an excluded prefix.
+  // Whether it gets the fallback then depends on Accept (a browser navigation lists text/html).
+  function clientRoute(path: string): boolean {
     if (path.lastIndexOf(".") > path.lastIndexOf("/")) return false;
     for (const prefix of excluded) {
       if (
@@ -339,7 +349,26 @@ export function staticFiles(options: StaticFilesOptions): Middleware {
         (path.length === prefix.length || path.charCodeAt(prefix.length) === 0x2f)
       ) return false;
     }
-    return acceptsHtml(ctx.header("accept"));
+    return true;
+  }
+
+  // Adds Accept to Vary unless it is listed (or `*` is); a response of next() from fetch() (a
+  // proxy) has immutable headers and is copied. (Not appendVary() and editHeaders() of
+  // _headers.ts: importing them grew the Deno core bundle by 7 B, with none of their code in it.)
+  function varyOnAccept(res: Response): Response {
+    const vary = res.headers.get("vary");
+    if (vary !== null && parseList(vary.toLowerCase()).some((v) => v === "accept" || v === "*")) {
+      return res;
+    }
+    const value = vary === null ? "Accept" : `${vary}, Accept`;
+    try {
+      res.headers.set("vary", value);
+      return res;
+    } catch {
+      const copy = new Response(res.body, res);
+      copy.headers.set("vary", value);
+      return copy;
+    }
   }
 
   async function serveFallback(ctx: Context, next: Next): Promise<Response> {
@@ -348,12 +377,7 @@ export function staticFiles(options: StaticFilesOptions): Middleware {
       if (res.status !== 404) return res;
       await res.body?.cancel();
     }
-    const res = await answer(ctx, next, fallback!, cache.get(fallback!), false);
-    // (not appendVary() of _headers.ts: a module shared with the lazily loaded engine costs the
-    // core bundle an initialisation call; the engine's Vary never lists Accept)
-    const vary = res.headers.get("vary");
-    res.headers.set("vary", vary === null ? "Accept" : `${vary}, Accept`);
-    return res;
+    return varyOnAccept(await answer(ctx, next, fallback!, cache.get(fallback!), false));
   }
 
   // A directory without its trailing slash: 308 to the slash form when it has the index file.

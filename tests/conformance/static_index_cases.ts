@@ -1,7 +1,8 @@
 // Conformance cases for staticFiles({ index, fallback }) over real sockets, on both runtimes:
 // request targets sent raw (a client library would normalise them) that start like another
 // host get a 308 to a path on the same origin or a 4xx, never a Location on another host; a
-// browser navigation to a client-side route gets the app shell.
+// browser navigation to a client-side route gets the app shell, and both that page and the 404
+// the same path gets without text/html carry Vary: Accept.
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -64,9 +65,16 @@ export const staticIndexCases: Record<string, (env: Env) => Promise<void>> = {
       const shell = await env.curl([...html, `${base}/users/7`]);
       assert.equal(shell.status, 200);
       assert.equal(shell.body, "<div id=app></div>");
-      assert.equal((await env.curl([...html, `${base}/api/nope`])).status, 404);
+      assert.equal(shell.headers.get("vary"), "Accept");
+      const api = await env.curl([...html, `${base}/api/nope`]);
+      assert.equal(api.status, 404);
+      assert.equal(api.headers.get("vary"), null); // excluded: never the page, whatever Accept
       assert.equal((await env.curl([...html, `${base}/api/ping`])).body, "pong");
-      assert.equal((await env.curl([`${base}/users/7`])).status, 404); // curl sends */*
+      // curl sends */*: the router's 404, which varies on Accept as the page does, so that a
+      // shared cache does not give it to a navigation
+      const notFound = await env.curl([`${base}/users/7`]);
+      assert.equal(notFound.status, 404);
+      assert.equal(notFound.headers.get("vary"), "Accept");
     } finally {
       await withDeadline(server.shutdown(), 10_000, "the server to shut down");
       rmSync(root, { recursive: true, force: true });

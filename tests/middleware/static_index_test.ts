@@ -88,7 +88,11 @@ Deno.test("staticFiles({ fallback }) serves the app shell to navigations only", 
     ["/site/api", { headers: HTML }],
   ];
   for (const [path, init] of refused) {
-    assert.equal((await get(path, init)).status, 404, `${path} ${JSON.stringify(init)}`);
+    const res = await get(path, init);
+    assert.equal(res.status, 404, `${path} ${JSON.stringify(init)}`);
+    // the first four would get the page with another Accept; the others never get it
+    const vary = path === "/site/users/7" ? "Accept" : null;
+    assert.equal(res.headers.get("vary"), vary, `${path} ${JSON.stringify(init)}`);
   }
   assert.equal((await get("/site/apidocs", { headers: HTML })).status, 200); // whole segments
   assert.equal((await get("/site/app.js", { headers: HTML })).text, "start()");
@@ -101,6 +105,56 @@ Deno.test("staticFiles({ fallback, fallthrough }) lets the next layer answer fir
   assert.equal((await get("/site/login", { headers: HTML })).text, "login form");
   assert.equal((await get("/site/users/7", { headers: HTML })).text, "<div id=app></div>");
   assert.equal((await get("/site/users/7")).status, 404);
+});
+
+Deno.test("staticFiles({ fallback }) varies the 404 for a client route on Accept, as the page", async () => {
+  // A shared cache keyed without Accept would give the 404 of a fetch() to the next navigation.
+  const page = await setup({ fallback: "app/shell.html" })("/site/users/7", { headers: HTML });
+  assert.equal(page.headers.get("vary"), "Accept");
+  const own = await setup({ fallback: "app/shell.html" })("/site/users/7");
+  assert.equal(own.status, 404);
+  assert.equal(own.headers.get("vary"), "Accept");
+  // with fallthrough the 404 is the router's; any other answer of next() does not vary
+  const get = setup({ fallback: "app/shell.html", fallthrough: true });
+  const routers = await get("/site/users/7", { headers: { accept: "*/*" } });
+  assert.equal(routers.status, 404);
+  assert.equal(routers.headers.get("vary"), "Accept");
+  assert.equal((await get("/site/login")).headers.get("vary"), null);
+  assert.equal((await get("/site/missing.js")).headers.get("vary"), null); // never the page
+  // a Vary already on next()'s 404 is kept, and Accept is listed once
+  for (
+    const [vary, merged] of [["Origin", "Origin, Accept"], ["origin, accept", "origin, accept"]]
+  ) {
+    const app = chain(
+      [staticFiles({ root, fallback: "app/shell.html", fallthrough: true })],
+      () => new Response("no", { status: 404, headers: { vary } }),
+    );
+    const res = await app.fetch(new Request("http://localhost/users/7"));
+    await res.body?.cancel();
+    assert.equal(res.headers.get("vary"), merged, vary);
+    const shell = await app.fetch(new Request("http://localhost/users/7", { headers: HTML }));
+    assert.equal(await shell.text(), "<div id=app></div>");
+    assert.equal(shell.headers.get("vary"), "Accept");
+  }
+});
+
+Deno.test("staticFiles({ fallback, fallthrough }) varies a proxied 404, whose headers are immutable", async () => {
+  const upstream = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    () => new Response("not here", { status: 404, headers: { vary: "Origin" } }),
+  );
+  try {
+    const app = chain(
+      [staticFiles({ root, fallback: "app/shell.html", fallthrough: true })],
+      (ctx) => fetch(`http://127.0.0.1:${upstream.addr.port}${ctx.path}`),
+    );
+    const res = await app.fetch(new Request("http://localhost/users/7"));
+    assert.equal(res.status, 404);
+    assert.equal(res.headers.get("vary"), "Origin, Accept");
+    assert.equal(await res.text(), "not here");
+  } finally {
+    await upstream.shutdown();
+  }
 });
 
 Deno.test("staticFiles() refuses an index that is not a file name and a fallback outside the root", () => {
