@@ -23,7 +23,10 @@ export interface BoundedBody {
   readonly stream: ReadableStream<Uint8Array> | null;
   /** The 413 the stream failed with, once it did. */
   readonly error: HttpError | undefined;
-  /** Whether a reader took from the body (the request's `bodyUsed`). */
+  /**
+   * Whether a reader took from the body (the request's `bodyUsed`); a body that `clone()` tee'd
+   * counts as unread, as each of its two halves is whole.
+   */
   readonly used: boolean;
   /** Whether a reader took from the runtime's stream and has not reached its end. */
   readonly unfinished: boolean;
@@ -64,7 +67,8 @@ function limit(source: ReadableStream<Uint8Array>, owner: LimitSource): BoundedB
     stream: null as ReadableStream<Uint8Array> | null,
     error: undefined as HttpError | undefined,
     get used() {
-      return source.locked; // by this body's reader, or by one that read the runtime's body
+      // read through this body's stream, or by a reader of the runtime's body before it
+      return body.stream === stream && source.locked;
     },
     get unfinished() {
       return reader !== undefined && !finished;
@@ -75,7 +79,7 @@ function limit(source: ReadableStream<Uint8Array>, owner: LimitSource): BoundedB
       reader.cancel().catch(() => {});
     },
   };
-  body.stream = new ReadableStream<Uint8Array>({
+  const stream = body.stream = new ReadableStream<Uint8Array>({
     async pull(controller) {
       if (reader === undefined) {
         reader = source.getReader();
@@ -233,7 +237,7 @@ export function replaceBody(request: Request, bytes: Uint8Array<ArrayBuffer>): v
     stream: copy.body,
     error: undefined,
     get used() {
-      return copy.bodyUsed;
+      return this.stream === copy.body && copy.bodyUsed;
     },
     unfinished: false,
     release() {},

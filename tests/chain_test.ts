@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import {
+  bodyLimit,
   chain,
   Context,
   get,
@@ -279,6 +280,17 @@ Deno.test("ctx.body() after the body was read another way is the app's error, no
   } finally {
     console.error = original;
   }
+});
+
+Deno.test("ctx.body() and bodyLimit() after a read of ctx.req.clone() get the whole body", async () => {
+  // each half of a tee'd body is whole: reading the clone is not reading the body
+  const app = chain([async (ctx, next) => {
+    assert.equal(await ctx.req.clone().text(), "hello");
+    assert.equal(ctx.req.bodyUsed, false);
+    return await next();
+  }, bodyLimit(100)], async (ctx) => new Response(await ctx.body()));
+  const res = await app.fetch(req("/", { method: "POST", body: "hello" }));
+  assert.equal(await res.text(), "hello");
 });
 
 Deno.test("ctx.req's body methods answer 400 for what the client sent, never the app's 500", async () => {
