@@ -194,25 +194,26 @@ export function hasBody(incoming: http.IncomingMessage, method: string): boolean
     (length !== null && length !== "0");
 }
 
-// The request body as a byte stream: Node's stream pauses whenever the Web stream's queue is
-// full and resumes when it is pulled, so a slow reader slows the client down.
+// The request body as a byte stream: Node's stream pauses whenever the Web stream holds 64 KiB
+// unread and resumes when it is pulled, so a slow reader slows the client down. Nothing is
+// taken from Node's stream before the first read (no 'data' listener, no read-ahead): a body
+// whose stream was made and never read is one node:http discards once the response is done,
+// as it discards a body nobody asked for; taking from it would leave it paused, unread, and
+// the keep-alive connection stuck behind it.
 function bodyOf(input: BodySource): ReadableStream<Uint8Array> {
   let settled = false;
+  let flowing = false;
   return new ReadableStream<Uint8Array>({
     start(controller) {
-      input.on("data", (chunk: Buffer) => {
-        if (settled) return;
-        controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-        if ((controller.desiredSize ?? 0) <= 0) input.pause();
-      });
       const fail = (error?: unknown) => {
         if (settled) return;
         settled = true;
         controller.error(error ?? new Error("The client closed the connection mid-body"));
       };
       input.once("end", () => {
-        // node:http ends a request it discards (its response has finished) whatever arrived
-        if (input.complete === false) return fail();
+        // node:http ends a request it discards (its response has finished) whatever arrived,
+        // and one nobody read
+        if (!flowing || input.complete === false) return fail();
         if (settled) return;
         settled = true;
         controller.close();
@@ -230,9 +231,16 @@ function bodyOf(input: BodySource): ReadableStream<Uint8Array> {
         socket.once("close", cut);
         input.once("end", () => socket.off("close", cut)); // one listener per request at most
       }
-      input.pause();
     },
-    pull() {
+    pull(controller) {
+      if (!flowing) {
+        flowing = true;
+        input.on("data", (chunk: Buffer) => {
+          if (settled) return;
+          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+          if ((controller.desiredSize ?? 0) <= -65_536) input.pause();
+        });
+      }
       input.resume();
     },
     cancel() {
@@ -240,5 +248,5 @@ function bodyOf(input: BodySource): ReadableStream<Uint8Array> {
       settled = true;
       input.resume();
     },
-  }, new ByteLengthQueuingStrategy({ highWaterMark: 65_536 }));
+  }, new ByteLengthQueuingStrategy({ highWaterMark: 0 }));
 }

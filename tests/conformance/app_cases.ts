@@ -551,37 +551,46 @@ export const appCases: Record<string, Case> = {
   },
 
   async "a body a handler began to read and left is released: the connection serves on"(env) {
-    const { get, post, router } = env.weft;
+    const { bodyLimit, get, post, router } = env.weft;
     const app = router([
       post("/first", async (ctx) => {
         await ctx.req.body!.getReader().read(); // one chunk, then an answer
         return new Response("refused", { status: 422 });
       }),
+      // the body's stream made, never read: by a look at it, by bodyLimit()'s refusal of a
+      // declared length
+      post("/peek", (ctx) => new Response(`${ctx.req.body !== null}`, { status: 422 })),
+      post("/limited", [bodyLimit(1024)], () => new Response("never")),
       get("/ping", () => new Response("pong")),
     ]);
     const body = "x".repeat(900_000);
     await withServer(env, app, async (base) => {
       const { port } = new URL(base);
-      for (const framing of ["Content-Length", "chunked"]) {
-        const [field, payload] = framing === "chunked"
-          ? ["Transfer-Encoding: chunked", `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`]
-          : [`Content-Length: ${body.length}`, body];
-        const answer = await rawRequest(
-          env,
-          port,
-          `POST /first HTTP/1.1\r\nHost: localhost\r\n${field}\r\n\r\n${payload}` +
-            "GET /ping HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
-          { halfClose: false },
-        );
-        assert.match(answer, /^HTTP\/1\.1 422 /, framing);
-        assert.ok(answer.endsWith("\r\n\r\npong"), `${framing}: ${answer.slice(-300)}`);
+      for (const path of ["/first", "/peek", "/limited"]) {
+        for (const framing of ["Content-Length", "chunked"]) {
+          const [field, payload] = framing === "chunked"
+            ? ["Transfer-Encoding: chunked", `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`]
+            : [`Content-Length: ${body.length}`, body];
+          const answer = await rawRequest(
+            env,
+            port,
+            `POST ${path} HTTP/1.1\r\nHost: localhost\r\n${field}\r\n\r\n${payload}` +
+              "GET /ping HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
+            { halfClose: false },
+          );
+          const what = `${path}, ${framing}`;
+          assert.match(answer, path === "/limited" ? /^HTTP\/1\.1 413 / : /^HTTP\/1\.1 422 /, what);
+          assert.ok(answer.endsWith("\r\n\r\npong"), `${what}: ${answer.slice(-300)}`);
+        }
       }
     });
     // HTTP/2 (h2c): the rest of the stream is read or reset, never left waiting for flow control
     await withServer(env, app, async (base) => {
-      const { status, closed } = await h2Upload(base, "/first", 2_000_000);
-      assert.equal(status, 422);
-      assert.ok(closed);
+      for (const path of ["/first", "/peek", "/limited"]) {
+        const { status, closed } = await h2Upload(base, path, 2_000_000);
+        assert.equal(status, path === "/limited" ? 413 : 422, path);
+        assert.ok(closed, path);
+      }
     });
   },
 
