@@ -68,11 +68,24 @@ export function timeout(ms: number): Middleware {
   const detail = `The response was not ready within ${ms} ms`;
 
   return async function timeout(ctx, next) {
-    // 1. the deadline, and a request signal that aborts at it
+    // 1. the deadline, and a request signal that aborts at it, made when the app first reads
+    //    it: on Deno, reading the runtime's signal is what exposes an app to its legacy abort
+    //    after a successful response, and what makes Deno warn about that (once per process)
     const deadline = new AbortController();
     const request = ctx.req;
-    const signal = AbortSignal.any([request.signal, deadline.signal]);
-    Object.defineProperty(request, "signal", { value: signal, configurable: true });
+    const outer = Object.getOwnPropertyDescriptor(request, "signal"); // an outer timeout()'s
+    const proto = Object.getPrototypeOf(request);
+    let signal: AbortSignal | undefined;
+    Object.defineProperty(request, "signal", {
+      get: () =>
+        signal ??= AbortSignal.any([
+          outer === undefined
+            ? Reflect.get(proto, "signal", request)
+            : outer.get?.call(request) ?? outer.value,
+          deadline.signal,
+        ]),
+      configurable: true,
+    });
     let expired!: () => void;
     const late = new Promise<null>((resolve) => expired = () => resolve(null));
     const timer = setTimeout(() => {

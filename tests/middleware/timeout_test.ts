@@ -60,3 +60,28 @@ Deno.test("timeout() cancels the late response's body once the 503 went out", as
   await promise;
   assert.equal(cancelled, true);
 });
+
+Deno.test("timeout() reads the runtime's request signal only when the app reads ctx.req.signal", async () => {
+  // On Deno a read of request.signal is what exposes the app to the runtime's abort after a
+  // successful response, and what makes Deno print its warning about it.
+  let reads = 0;
+  const client = new AbortController();
+  const request = () => {
+    const req = new Request("http://localhost/", { method: "GET" });
+    Object.defineProperty(req, "signal", {
+      get: () => (reads++, client.signal),
+      configurable: true,
+    });
+    return req;
+  };
+  const quiet = chain([timeout(1000), timeout(500)], () => new Response("ok"));
+  assert.equal(await (await quiet.fetch(request())).text(), "ok");
+  assert.equal(reads, 0);
+  const reading = chain([timeout(1000), timeout(500)], (ctx) => {
+    const signal = ctx.req.signal;
+    client.abort(new Error("client left"));
+    return new Response(`${signal.aborted} ${(signal.reason as Error).message}`);
+  });
+  assert.equal(await (await reading.fetch(request())).text(), "true client left");
+  assert.equal(reads, 1, "read once, through both timeouts");
+});

@@ -1150,6 +1150,23 @@ describe("limits and shutdown", () => {
     }
   });
 
+  test(`${flag("requestSignalAfterResponse")} ctx.req.signal stays unaborted after a successful response`, async () => {
+    let signal: AbortSignal | undefined;
+    const app = weft.router([
+      weft.get("/", (ctx) => {
+        signal = ctx.req.signal;
+        return ctx.text("ok");
+      }),
+    ]);
+    await withServer(app, async (base) => {
+      const res = await fetch(`${base}/`);
+      assert.equal(await res.text(), "ok");
+    });
+    // the response is done and the server shut down, its connections closed: Deno's signal
+    // would have aborted by now
+    assert.equal(signal?.aborted, false);
+  });
+
   test(`${flag("listenAddress")} with a host name, the port is known from onListen on`, async () => {
     let listened!: (port: number) => void;
     const port = new Promise<number>((resolve) => listened = resolve);

@@ -118,6 +118,14 @@ export const RUNTIME_DIFFERENCES = {
       "which Deno's and undici's Request constructors bypass for a Request of their own; " +
       "assigning the copy to ctx.req bounds it again on both",
   },
+  requestSignalAfterResponse: {
+    deno: "ctx.req.signal, once the app has read it, aborts (AbortError) after a successful " +
+      "response too, and Deno 2.9.6 warns about it once per process; timeout() reads it only " +
+      "when the app does",
+    node: "ctx.req.signal aborts only when the client goes away (or at timeout()'s deadline)",
+    why: "Deno.serve's legacy abort (denoland/deno#28850), off with --unstable-no-legacy-abort " +
+      "and due to change in Deno itself; Weft does not wrap every request's signal to hide it",
+  },
 } as const satisfies Record<string, RuntimeDifference>;
 
 /** A flag name. */
