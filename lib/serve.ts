@@ -25,7 +25,10 @@ export interface ServeOptions {
    * @default {"0.0.0.0"}
    */
   hostname?: string;
-  /** A PEM certificate chain; with `key` the server speaks TLS and offers h2 and http/1.1. */
+  /**
+   * A PEM certificate chain; with `key` the server speaks TLS and offers h2 and http/1.1 (one
+   * without the other is a `TypeError`).
+   */
   cert?: string;
   /** The PEM private key of `cert`. */
   key?: string;
@@ -83,6 +86,7 @@ export interface Server {
  * @param app What answers the requests.
  * @param options Port, host, TLS, shutdown signal, timeouts.
  * @throws {RangeError} When a timeout is not a non-negative number.
+ * @throws {TypeError} When only one of `cert` and `key` is given.
  * @returns The running server.
  *
  * @example
@@ -124,7 +128,11 @@ export function serve(
       );
     }
   }
-  const tls = options.cert !== undefined && options.key !== undefined;
+  const tls = options.cert !== undefined;
+  // one without the other would serve plain HTTP where TLS was meant
+  if (tls !== (options.key !== undefined)) {
+    throw new TypeError("Cannot serve: cert and key go together");
+  }
   return runtimeServe(fetch, {
     ...options,
     port: options.port ?? 8000,

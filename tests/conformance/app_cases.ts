@@ -404,6 +404,20 @@ export const appCases: Record<string, Case> = {
     assert.deepEqual(await res.json(), { raw: "/%61dmin/panel", route: "/admin/panel" });
   },
 
+  "serve() refuses a cert without its key and a key without its cert, never serving plain HTTP"(
+    env,
+  ) {
+    const app = () => new Response("never");
+    const quiet = { port: 0, hostname: "127.0.0.1", onListen() {} };
+    for (const half of [{ cert: "-----BEGIN CERTIFICATE-----" }, { key: "-----BEGIN KEY-----" }]) {
+      assert.throws(() => env.weft.serve(app, { ...quiet, ...half }), {
+        name: "TypeError",
+        message: "Cannot serve: cert and key go together",
+      });
+    }
+    return Promise.resolve();
+  },
+
   async "a Host that is not host[:port] gets 400 and never chooses the route"(env) {
     const { get, router } = env.weft;
     const app = router([
