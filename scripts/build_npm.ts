@@ -7,8 +7,8 @@
 //   2. `deno pack --no-source-maps`: TS → JS with `.js` specifiers, .d.ts for the public API,
 //      `npm:` specifiers → bare names; type-checks the Node variant of the whole graph;
 //   3. unpack into npm/, drop what no export reaches, add the `weft-templates` bin shim and
-//      write the package.json (exports derived from deno.json's, each with a "require" file
-//      that throws an error saying the package is ESM only), the README for Node users
+//      write the package.json (exports derived from deno.json's: ES modules, which CommonJS
+//      loads with require() too, as Node ≥ 20.19 does), the README for Node users
 //      (scripts/npm_readme.md) and LICENSE;
 //      `ws` goes in as an ES module of its own (lib/server/_ws.js, its license at the top,
 //      built with esbuild from the version deno.json names): a CommonJS package in the graph
@@ -207,7 +207,6 @@ async function complete(
 
   const exports: Record<string, Record<string, unknown> | string> = {};
   const declared = typeof config.exports === "string" ? { ".": config.exports } : config.exports;
-  await Deno.mkdir(join(OUT, "require"), { recursive: true });
   for (const [key, source] of Object.entries(declared)) {
     const js = source.replace(/\.ts$/, ".js");
     const types = source.replace(/\.ts$/, ".d.ts");
@@ -218,12 +217,10 @@ async function complete(
         );
       });
     }
-    // Without a "require" condition, require() fails with Node's bare
-    // ERR_PACKAGE_PATH_NOT_EXPORTED, which does not say why or what to do instead.
-    const name = key === "." ? NPM_NAME : `${NPM_NAME}/${key.slice(2)}`;
-    const cjs = `./require/${key === "." ? "index" : key.slice(2).replaceAll("/", "_")}.cjs`;
-    await Deno.writeTextFile(join(OUT, cjs), requireStub(name));
-    exports[key] = { import: { types, default: js }, require: cjs };
+    // One condition for import() and require(): Node ≥ 20.19 (the engines floor) loads an ES
+    // module with require() when its graph has no top-level await, and no entry point has one
+    // (tests/node/smoke.test.ts requires each from CommonJS).
+    exports[key] = { types, default: js };
   }
   exports["./package.json"] = "./package.json";
 
@@ -347,19 +344,6 @@ async function vendorWs(config: DenoConfig): Promise<void> {
   const rewritten = source.replace(/(\bfrom\s*)(["'])ws\2/, '$1"./_ws.js"');
   if (rewritten === source) throw new Error(`${WS_IMPORTER} no longer imports "ws"`);
   await Deno.writeTextFile(importer, rewritten);
-}
-
-/** The CommonJS file that `require(name)` loads: it throws, saying how to load the package. */
-export function requireStub(name: string): string {
-  const message = `Cannot require("${name}"): the package is ESM only. Load it with ` +
-    `import { … } from "${name}" in an ES module, or with await import("${name}") in CommonJS`;
-  return [
-    `// require("${name}"): ${NPM_NAME} is ESM only; this says so and how to load it.`,
-    `const error = new Error(${JSON.stringify(message)});`,
-    'error.code = "ERR_REQUIRE_ESM";',
-    "throw error;",
-    "",
-  ].join("\n");
 }
 
 // 4. Verify the output's module graph.
