@@ -104,7 +104,7 @@ const publicNote = ({ id, author, text }: StoredNote) => ({ id, author, text });
 
 const listNotes = validate({
   query: schema.object({
-    limit: schema.optional(schema.integer()),
+    limit: schema.optional(schema.integer({ minimum: 1, maximum: 100 })),
     author: schema.optional(schema.string()),
   }),
 });

@@ -35,7 +35,7 @@ Deno.test("the demo app's API: groups, per-route auth with a typed user, a typed
   const [first] = await notes.json();
   assert.deepEqual(Object.keys(first), ["id", "author", "text"]); // createdBy never leaks
 
-  for (const bad of ["4.2", "ten", ""]) {
+  for (const bad of ["4.2", "ten", "", "-1", "0", "101"]) { // -1 would be no limit to SQLite
     const res = await fetch(`/api/notes?limit=${bad}`);
     assert.equal(res.status, 400);
     assert.equal((await res.json()).errors[0].path, "$.limit");

@@ -9,6 +9,10 @@ export class SourceFile {
 
   constructor(file: string, text: string) {
     this.file = file;
+    // A byte order mark that an editor saved is no character of the template: kept, it would
+    // land in the page (in a <head>, it ends the head and moves what follows into the body).
+    // Columns are counted without it, as editors count them.
+    text = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
     this.text = text;
     for (let i = 0; i < text.length; i++) {
       if (text.charCodeAt(i) === 10) this.#lineStarts.push(i + 1);

@@ -242,3 +242,16 @@ Deno.test("safeUrl() keeps http(s), mailto, tel and relative URLs, refuses other
     assert.equal(safeUrl(url), INVALID_URL, JSON.stringify(url));
   }
 });
+
+Deno.test("a byte order mark an editor saved, in a template or a partial, is not rendered", async () => {
+  const bom = "\uFEFF";
+  const render = await load(`${bom}<head>{{> meta}}<title>{{title}}</title></head>`, {
+    meta: `${bom}<meta charset="utf-8">`,
+  });
+  assert.equal(render({ title: "T" }), '<head><meta charset="utf-8"><title>T</title></head>');
+  // and positions are counted as an editor shows them, without it
+  assert.throws(
+    () => compileTemplate(`${bom}{{#if x}}`, { file: "t.html" }),
+    (error: Error) => /t\.html:1:1/.test(error.message),
+  );
+});
