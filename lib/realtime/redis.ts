@@ -19,6 +19,22 @@
  *   subscribers: Redis pub/sub keeps nothing;
  * - local subscriptions stay in place and receive again once the subscriber is back.
  *
+ * **Redis stalled.** A Redis that keeps its connections but stops answering (a stalled host, a
+ * network partition, a paused process) is not seen as gone: the connections stay up. Then:
+ *
+ * - `publish()` rejects with `TopicsUnavailableError` once Redis has not answered within
+ *   `publishTimeout` (5 s unless set); each publish meanwhile waits that long. Redis may still
+ *   have the message in its socket: it reaches subscribers late if Redis resumes, and is never
+ *   sent twice;
+ * - the subscriber receives nothing, and receives again once Redis resumes (messages that
+ *   Redis took before it stalled or while it was stalled arrive then, in order);
+ * - `close()` waits at most `publishTimeout` for Redis to answer `QUIT`, then drops the
+ *   connections.
+ *
+ * Both sockets send TCP keep-alive probes after 30 s of silence, so that a connection whose
+ * peer is gone (a host that rebooted behind a partition) fails and is made again rather than
+ * stay open for ever; a stalled process's kernel still answers the probes.
+ *
  * @module
  */
 import { Redis, type RedisOptions } from "ioredis";
@@ -63,6 +79,18 @@ export interface RedisTransportOptions {
    */
   connectTimeout?: number;
   /**
+   * Milliseconds that `publish()` waits for Redis to answer; past it the call rejects with
+   * `TopicsUnavailableError`. It bounds a publish to a Redis that keeps its connection but has
+   * stopped answering (a stalled host, a network partition): such a Redis is not seen as down,
+   * so the publish is sent and waits. The message may still reach subscribers if Redis resumes
+   * (it was in Redis's socket); it is never sent twice. `close()` waits at most as long for
+   * Redis to answer `QUIT`. A positive finite number, at most 2147483647 (a timer's limit);
+   * otherwise `redisTransport()` rejects with a `RangeError`.
+   *
+   * @default {5000}
+   */
+  publishTimeout?: number;
+  /**
    * Authentication, TLS, database and reconnection delays for both connections.
    *
    * @default {{}}
@@ -81,16 +109,23 @@ function unavailable(
   action = "publish through",
 ): TopicsUnavailableError {
   const detail = error instanceof Error ? error.message : String(error);
-  return new TopicsUnavailableError(`Cannot ${action} Redis: ${detail}`);
+  return new TopicsUnavailableError(`Cannot ${action} Redis: ${detail}`, {
+    cause: error,
+  });
 }
+
+// What a timer can wait (2^31 - 1 ms): past it setTimeout() fires at once.
+const MAX_TIMEOUT = 2_147_483_647;
 
 /**
  * Connects to Redis and returns a transport for `createTopics()`.
  *
- * @param options `url`, `prefix`, `connectTimeout`, `redis`.
+ * @param options `url`, `prefix`, `connectTimeout`, `publishTimeout`, `redis`.
  * @returns The transport, once both connections are ready.
  * @throws {TopicsUnavailableError} (as a rejection) When Redis is not reachable within
  * `connectTimeout`.
+ * @throws {RangeError} (as a rejection) When `publishTimeout` is not a positive finite number
+ * of milliseconds up to 2147483647.
  *
  * @example Topics shared by every process connected to one Redis (needs a server)
  * ```ts ignore
@@ -121,8 +156,22 @@ export async function redisTransport(
   const url = options.url ?? "redis://127.0.0.1:6379";
   const prefix = options.prefix ?? "weft:";
   const connectTimeout = options.connectTimeout ?? 10_000;
+  const publishTimeout = options.publishTimeout ?? 5_000;
+  if (
+    typeof publishTimeout !== "number" || !(publishTimeout > 0) ||
+    publishTimeout > MAX_TIMEOUT
+  ) {
+    throw new RangeError(
+      `Cannot connect to Redis: publishTimeout ${
+        String(publishTimeout)
+      } is not a positive finite number of milliseconds up to ${MAX_TIMEOUT}`,
+    );
+  }
   const common: RedisOptions = {
     retryStrategy: (times) => Math.min(times * 50, 2_000),
+    // A connection whose peer is gone fails after 30 s of silence and some probes, rather
+    // than never (the subscriber sends nothing of its own).
+    keepAlive: 30_000,
     ...options.redis as RedisOptions,
     lazyConnect: true,
   };
@@ -132,6 +181,10 @@ export async function redisTransport(
     enableOfflineQueue: false,
     autoResendUnfulfilledCommands: false,
     maxRetriesPerRequest: 0,
+    // A Redis that stops answering but keeps the connection: the publish rejects ("Command
+    // timed out") rather than wait for ever; the command stays in ioredis's queue, so a late
+    // answer is matched to it and the answers after it to theirs.
+    commandTimeout: publishTimeout,
   });
   const subscriber = new Redis(url, {
     ...common,
@@ -178,6 +231,12 @@ export async function redisTransport(
       try {
         await publisher.publish(prefix + topic, message);
       } catch (error) {
+        if (error instanceof Error && error.message === "Command timed out") {
+          throw new TopicsUnavailableError(
+            `Cannot publish through Redis: no answer within ${publishTimeout} ms (publishTimeout)`,
+            { cause: error },
+          );
+        }
         throw unavailable(error);
       }
     },
@@ -189,7 +248,10 @@ export async function redisTransport(
       subscriber.unsubscribe(prefix + topic).catch(() => {});
     },
     async close() {
-      await Promise.all([quit(publisher), quit(subscriber)]);
+      await Promise.all([
+        quit(publisher, publishTimeout),
+        quit(subscriber, publishTimeout),
+      ]);
     },
   };
   subscriber.on("message", (channel: string, message: string) => {
@@ -200,14 +262,23 @@ export async function redisTransport(
   return transport;
 }
 
-// QUIT when connected (replies flushed), else drop the connection and stop reconnecting.
-async function quit(client: Redis): Promise<void> {
+// QUIT when connected (replies flushed), else drop the connection and stop reconnecting; a
+// Redis that does not answer QUIT within `ms` (stalled) has its connection dropped too.
+async function quit(client: Redis, ms: number): Promise<void> {
   if (client.status === "ready") {
+    let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      await client.quit();
+      await Promise.race([
+        client.quit(),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error("QUIT timed out")), ms);
+        }),
+      ]);
       return;
     } catch {
       // fall through
+    } finally {
+      clearTimeout(timer);
     }
   }
   client.disconnect();

@@ -21,6 +21,7 @@ import { redisTransport } from "weft/redis";
 import * as weft from "weft";
 import { eventually, terminate, withDeadline } from "../_deadline.ts";
 import { slowSubscriberCases } from "../realtime/slow_subscriber_cases.ts";
+import { publishTimeoutValidation, stalledRedis } from "../realtime/redis_stall_cases.ts";
 import { stalledStream } from "../conformance/sse_cases.ts";
 import { RUNTIME_DIFFERENCES } from "./runtime_differences.ts";
 
@@ -187,6 +188,33 @@ describe("weft/redis on Node", () => {
         10_000,
         "the hubs to close",
       );
+    }
+  });
+
+  test("publishTimeout other than a positive finite number is a RangeError", () =>
+    publishTimeoutValidation({ weft, redisTransport }));
+
+  test("with Redis stalled: publish() rejects after publishTimeout, close() ends, both work again when it resumes", async () => {
+    const port = await freePort();
+    const redis = await startRedis(port);
+    children.push(redis);
+    let paused = false;
+    try {
+      await stalledRedis({ weft, redisTransport }, {
+        url: `redis://127.0.0.1:${port}`,
+        pause() {
+          redis.kill("SIGSTOP");
+          paused = true;
+        },
+        resume() {
+          redis.kill("SIGCONT");
+          paused = false;
+        },
+      });
+    } finally {
+      // A stopped process keeps SIGTERM pending until it runs again.
+      if (paused) redis.kill("SIGCONT");
+      await stopRedis(redis);
     }
   });
 });

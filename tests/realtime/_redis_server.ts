@@ -1,6 +1,7 @@
 // A redis-server of the test's own on a free loopback port, without persistence, stopped by
 // PID. restart() stops it and starts it again on the same port, as a crashed server that comes
-// back would. Without redis-server installed the tests that need it fail and say how to get it.
+// back would; pause() freezes it (SIGSTOP) as a stalled host would, resume() thaws it. Without
+// redis-server installed the tests that need it fail and say how to get it.
 import { type ChildHandle, spawnChild } from "../_child.ts";
 
 /** The binary the tests start. */
@@ -17,6 +18,13 @@ export interface RedisServer {
   stop(): Promise<void>;
   /** Starts it again on the same port (after stop()). */
   start(): Promise<void>;
+  /**
+   * Freezes it (SIGSTOP): its connections stay open and it answers nothing, as a stalled host
+   * would. stop() thaws it first.
+   */
+  pause(): void;
+  /** Lets it run again (SIGCONT) after pause(). */
+  resume(): void;
 }
 
 /** A port that was free a moment ago. */
@@ -61,6 +69,7 @@ function launch(port: number, deadlineMs: number): ChildHandle {
 export async function startRedis(deadlineMs = 600_000): Promise<RedisServer> {
   const port = freePort();
   let child: ChildHandle | undefined;
+  let paused = false;
   async function start(): Promise<void> {
     child = launch(port, deadlineMs);
     await child.waitForOutput("stdout", /Ready to accept connections/, {
@@ -68,7 +77,13 @@ export async function startRedis(deadlineMs = 600_000): Promise<RedisServer> {
       what: "redis-server to accept connections",
     });
   }
+  function resume(): void {
+    if (child && paused) Deno.kill(child.pid, "SIGCONT");
+    paused = false;
+  }
   async function stop(): Promise<void> {
+    // A stopped process keeps SIGTERM pending until it runs again.
+    resume();
     const running = child;
     child = undefined;
     await running?.stop();
@@ -82,5 +97,11 @@ export async function startRedis(deadlineMs = 600_000): Promise<RedisServer> {
     },
     stop,
     start,
+    pause() {
+      if (!child) throw new Error("redis-server is not running");
+      Deno.kill(child.pid, "SIGSTOP");
+      paused = true;
+    },
+    resume,
   };
 }

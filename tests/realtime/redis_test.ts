@@ -1,10 +1,12 @@
 // The Redis transport against a real redis-server started by the test: delivery between two
-// hubs, order per publisher, bad input, and Redis stopped and restarted in the middle.
+// hubs, order per publisher, bad input, Redis stopped and restarted in the middle, and Redis
+// frozen (tests/realtime/redis_stall_cases.ts, shared with tests/node/realtime.test.ts).
 import assert from "node:assert/strict";
 import { createTopics, get, post, router, serve, TopicsUnavailableError } from "../../mod.ts";
 import { redisTransport } from "../../lib/realtime/redis.ts";
 import { eventually, withDeadline } from "../_deadline.ts";
 import { startRedis } from "./_redis_server.ts";
+import { publishTimeoutValidation, stalledRedis } from "./redis_stall_cases.ts";
 
 const QUIET = { port: 0, hostname: "127.0.0.1", onListen() {} };
 
@@ -183,6 +185,18 @@ Deno.test("redisTransport() reconnects after Redis restarts; publishing while it
       10_000,
       "the hubs to close",
     );
+    await redis.stop();
+  }
+});
+
+Deno.test("redisTransport(): publishTimeout other than a positive finite number is a RangeError", () =>
+  publishTimeoutValidation({ weft: { createTopics, TopicsUnavailableError }, redisTransport }));
+
+Deno.test("redisTransport() with Redis stalled: publish() rejects after publishTimeout, close() ends, both work again when it resumes", async () => {
+  const redis = await startRedis();
+  try {
+    await stalledRedis({ weft: { createTopics, TopicsUnavailableError }, redisTransport }, redis);
+  } finally {
     await redis.stop();
   }
 });
