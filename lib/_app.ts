@@ -185,16 +185,7 @@ export function createApp(run: Run, hooks?: AppHooks): App {
   app[RESPOND] = respond;
   app[HOOKS] = hooks;
   app.fetch = function fetch(request: Request, info?: ConnInfo): Promise<Response> {
-    const res = Promise.resolve(respond(request, info));
-    // a server sends a HEAD answer's head only (a 404 or 405 of the router, a handler's own
-    // answer); so does app.fetch(), or a test would see a body no client gets
-    return request.method === "HEAD" ? res.then(headOnly) : res;
+    return Promise.resolve(respond(request, info));
   };
   return app;
-}
-
-function headOnly(res: Response): Response {
-  if (res.body === null) return res;
-  res.body.cancel().catch(() => {});
-  return new Response(null, res);
 }

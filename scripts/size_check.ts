@@ -61,8 +61,7 @@ export const BUDGETS: readonly Budget[] = [
     // 8,622 B once ctx.req's body methods answer a body that does not parse or breaks off with
     // a 400 (it was a reported 500), and ctx.req.bodyUsed tells ctx.body() and bodyLimit() that
     // a reader took from the body (50 B); 8,631 B once a body read through ctx.req.clone()
-    // no longer counts as read (bodyLimit() after csrf() refused every upload); 8,662 B once
-    // app.fetch() answers HEAD with the head only, as a server does (31 B); 8,691 B once
+    // no longer counts as read (bodyLimit() after csrf() refused every upload); 8,660 B once
     // serve() refuses a cert without its key (it served plain HTTP where TLS was meant; 29 B).
     ceiling: 8_695,
     anchor: "hono/tiny measured the same way: 5,951 B; goal 5,000 B",
@@ -99,8 +98,8 @@ export const BUDGETS: readonly Budget[] = [
     // TypeError above (11 B); 14,578 B with ctx.decodedPath above; 14,631 B with the 400 of
     // ctx.req's body methods and bodyUsed above (53 B); 14,641 B with the clone fix above and
     // a request body stream that takes nothing from node:http before its first read (a stream
-    // made and left unread held the keep-alive connection); 14,669 B with app.fetch()'s HEAD
-    // above (28 B); 14,696 B with serve()'s cert and key check above (27 B).
+    // made and left unread held the keep-alive connection); 14,668 B with serve()'s cert and
+    // key check above (27 B).
     // The anchor measured the same way on hono 4.13.19 and @hono/node-server 2.1.8: 13,847 B.
     ceiling: 14_700,
     anchor: "hono/tiny + @hono/node-server's serve measured the same way; goal 10,000 B",
