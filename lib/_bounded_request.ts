@@ -160,6 +160,8 @@ function boundedPrototype(base: object): object {
     members[name] = {
       value: async function (this: BoundedRequest) {
         const state = stateOf(this, original);
+        // taken by another reader (ctx.body() before ctx.req was bounded): the app's mistake
+        if (state.used) throw new TypeError("The request body was already read");
         const type = this.headers.get("content-type");
         const copy = new Response(
           state.stream,

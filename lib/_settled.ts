@@ -23,3 +23,10 @@ export const ON_ERROR: unique symbol = Symbol("weft.onError");
  * starts: the app entry point releases what is left unread once the response has gone out.
  */
 export const READING: unique symbol = Symbol("weft.reading");
+
+/**
+ * Set by the router on a request it answers itself (a 405, or the automatic 204 of an OPTIONS
+ * request) before the middleware of the groups of that path run: lib/middleware/_preflight.ts
+ * lets only such a CORS preflight pass the checks that it cannot pass.
+ */
+export const AUTOMATIC: unique symbol = Symbol("weft.automatic");

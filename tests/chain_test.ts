@@ -282,6 +282,23 @@ Deno.test("ctx.body() after the body was read another way is the app's error, no
   }
 });
 
+Deno.test("ctx.req.json() after ctx.body() is the app's error, not a 400 for a valid body", async () => {
+  const reported: string[] = [];
+  const original = console.error;
+  console.error = (...args: unknown[]) => reported.push(args.map(String).join(" "));
+  try {
+    const app = chain([async (ctx, next) => {
+      await ctx.body(); // read before ctx.req was ever bounded
+      return await next();
+    }], async (ctx) => Response.json(await ctx.req.json()));
+    const res = await app.fetch(req("/", { method: "POST", body: '{"ok":true}' }));
+    assert.equal(res.status, 500);
+    assert.match(reported.join("\n"), /TypeError: The request body was already read/);
+  } finally {
+    console.error = original;
+  }
+});
+
 Deno.test("ctx.body() and bodyLimit() after a read of ctx.req.clone() get the whole body", async () => {
   // each half of a tee'd body is whole: reading the clone is not reading the body
   const app = chain([async (ctx, next) => {

@@ -3,7 +3,7 @@
 import { type FieldError, type PartReader, partReader } from "../_coerce.ts";
 import type { Context } from "../context.ts";
 import { HttpError } from "../http/http_error.ts";
-import { isPreflight, passPreflight } from "./_preflight.ts";
+import { automaticPreflight } from "./_preflight.ts";
 
 /**
  * Prepares the check of the parts `schemas` names (`undefined` when it names none). The check
@@ -54,8 +54,8 @@ export function partsCheck(
 
 /**
  * Runs `check`, then `next`. A CORS preflight that fails the check (it carries none of the
- * request's headers) goes on as {@linkcode passPreflight} lets it, so that a group's checks
- * do not refuse the router's automatic answer to it.
+ * request's headers) goes on when the router answers it itself ({@linkcode automaticPreflight}),
+ * so that a group's checks do not refuse the router's automatic answer to it.
  */
 export function checkThen(
   check: (ctx: Context) => void,
@@ -65,10 +65,7 @@ export function checkThen(
   try {
     check(ctx);
   } catch (error) {
-    if (!isPreflight(ctx)) throw error;
-    return passPreflight(next, () => {
-      throw error;
-    });
+    if (!automaticPreflight(ctx)) throw error;
   }
   return next();
 }

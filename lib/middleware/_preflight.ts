@@ -3,6 +3,7 @@
 // it makes every cross-origin call fail; such a check lets it go on instead, and only an answer
 // without content goes back to it.
 import type { Context } from "../context.ts";
+import { AUTOMATIC } from "../_settled.ts";
 
 /**
  * Whether the request is a CORS preflight: `OPTIONS` with `Origin` and
@@ -31,4 +32,15 @@ export async function passPreflight(
   if (res.body === null && res.status < 300) return res;
   res.body?.cancel().catch(() => {});
   return refusal();
+}
+
+/**
+ * Whether the request is a CORS preflight that the router answers itself, with its automatic
+ * 204 and `Allow`, after the middleware of the path's groups: a check of what only the real
+ * request carries lets such a preflight go on. Anything else (an `options()` route, a handler of
+ * every method, a chain in front of the router, which runs before the router knows) would run
+ * without what the check gives, so the check refuses it as it refuses any request.
+ */
+export function automaticPreflight(ctx: Context): boolean {
+  return isPreflight(ctx) && (ctx as { [AUTOMATIC]?: true })[AUTOMATIC] === true;
 }

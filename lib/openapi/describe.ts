@@ -9,7 +9,7 @@ import { jsonErrorResponse } from "../json/json_error.ts";
 import type { ObjectSchema, Schema, Shape } from "../json/schema.ts";
 import type { Infer } from "../json/standard_schema.ts";
 import { checkThen, partsCheck } from "../middleware/_parts.ts";
-import { isPreflight, passPreflight } from "../middleware/_preflight.ts";
+import { automaticPreflight } from "../middleware/_preflight.ts";
 import type { ValidatedParts } from "../middleware/validate.ts";
 import type { Middleware } from "../types.ts";
 
@@ -129,9 +129,8 @@ export function describe<const D extends Description>(description: D): Described
           (ctx.var as unknown as Record<string, unknown>).body = result.value;
           return next();
         }
-        const refusal = () => jsonErrorResponse(result.error);
         // a preflight has no body: it goes on as checkThen() lets one go
-        return isPreflight(ctx) ? passPreflight(next, refusal) : refusal();
+        return automaticPreflight(ctx) ? next() : jsonErrorResponse(result.error);
       });
     };
   } else if (check !== undefined) {

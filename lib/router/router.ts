@@ -5,6 +5,7 @@
  * @module
  */
 import { createApp, settle } from "../_app.ts";
+import { AUTOMATIC } from "../_settled.ts";
 import { compose } from "../chain.ts";
 import type { Context } from "../context.ts";
 import type { HttpError } from "../http/http_error.ts";
@@ -558,6 +559,7 @@ export function router(routes: readonly (Route | Group)[], options: RouterOption
     const grouped = match!.data.refuse;
     if (grouped === undefined) return refuse(ctx);
     enter(ctx, match!, encoded);
+    (ctx as { [AUTOMATIC]?: true })[AUTOMATIC] = true;
     return grouped(ctx);
   }
 

@@ -7,7 +7,7 @@
 import type { Context } from "../context.ts";
 import { problem } from "../http/problem.ts";
 import { realmParameter } from "../http/_realm.ts";
-import { isPreflight, passPreflight } from "../middleware/_preflight.ts";
+import { automaticPreflight } from "../middleware/_preflight.ts";
 import type { Middleware } from "../types.ts";
 import { sha256, timingSafeEqual } from "./_crypto.ts";
 
@@ -29,10 +29,11 @@ export interface BasicAuthOptions {
    */
   realm?: string;
   /**
-   * Whether CORS preflights without credentials go on to the router's automatic answer, as
-   * `auth()`'s option of the same name lets them: browsers never send credentials on a
-   * preflight, so refusing it makes every cross-origin call fail. Only an answer without
-   * content goes back to such a preflight; anything else is answered with the 401.
+   * Whether a CORS preflight without credentials that the router answers itself (its automatic
+   * 204 with `Allow`, for `basicAuth()` in a group's middleware) goes on to that answer:
+   * browsers never send credentials on a preflight, so refusing it makes every cross-origin call
+   * fail. Any other preflight (one an `options()` route or a handler would take, or one that
+   * meets `basicAuth()` in a chain in front of the router) gets the 401, and nothing runs.
    *
    * @default {true}
    */
@@ -92,8 +93,8 @@ function parse(header: string | null): Parsed {
  *   400;
  * - credentials `verify` refuses: 401.
  *
- * A CORS preflight without credentials goes on to the router's automatic answer (see
- * {@linkcode BasicAuthOptions.allowPreflight}).
+ * In a group, a CORS preflight without credentials goes on to the router's automatic answer
+ * (see {@linkcode BasicAuthOptions.allowPreflight}).
  *
  * Basic credentials are a password in clear text: use HTTPS.
  *
@@ -132,9 +133,7 @@ export function basicAuth(options: BasicAuthOptions): Middleware<{ user: unknown
 
   return async function basicAuth(ctx, next) {
     const header = ctx.header("authorization");
-    if (header === null && allowPreflight && isPreflight(ctx)) {
-      return await passPreflight(next, required);
-    }
+    if (header === null && allowPreflight && automaticPreflight(ctx)) return await next();
     const parsed = parse(header);
     if (parsed.kind === "missing") return required();
     if (parsed.kind === "malformed") {

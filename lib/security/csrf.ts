@@ -249,7 +249,8 @@ async function formField(
     return undefined; // the body was already read (by an earlier middleware): no token in it
   }
   if (copy === null) return undefined;
-  const prefix = cut(copy, form.bytes);
+  // an urlencoded pair that ends at the limit is closed by the "&" after it: that byte is read
+  const prefix = cut(copy, form.bytes, boundary === undefined ? 0x26 : undefined);
   try {
     return boundary === undefined
       ? await urlencodedField(prefix.stream, form.field)
@@ -270,8 +271,9 @@ async function formField(
 }
 
 // The first `max` bytes of `body` as a stream that fails once the body goes on beyond them
-// (and `past` is then set); `failure` keeps an error of the body itself.
-function cut(body: ReadableStream<Uint8Array>, max: number) {
+// (and `past` is then set); `failure` keeps an error of the body itself. The byte after them
+// is let through too when it is `closer`.
+function cut(body: ReadableStream<Uint8Array>, max: number, closer?: number) {
   const reader = body.getReader();
   let seen = 0;
   const prefix = {
@@ -303,7 +305,8 @@ function cut(body: ReadableStream<Uint8Array>, max: number) {
           return;
         }
         const bytes = result.value;
-        const room = max - seen;
+        let room = max - seen;
+        if (room >= 0 && room < bytes.byteLength && bytes[room] === closer) room++;
         seen += bytes.byteLength;
         if (room > 0 && bytes.byteLength > 0) {
           controller.enqueue(bytes.byteLength > room ? bytes.subarray(0, room) : bytes);

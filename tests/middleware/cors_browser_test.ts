@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { chromium } from "playwright-core";
 import type { Browser, Page } from "playwright-core";
-import { chain, get, put, router, serve, type Server } from "../../mod.ts";
+import { chain, get, group, put, router, serve, type Server } from "../../mod.ts";
 import { cors } from "../../lib/middleware/cors.ts";
 import { auth, bearerTokens } from "../../lib/middleware/auth.ts";
 import { logger } from "../../lib/middleware/logger.ts";
@@ -38,13 +38,26 @@ function pageServer(): Server {
   );
 }
 
-/** An API with a request log (from logger()) and a record of PUTs that reached the handler. */
-function apiServer(middleware: Parameters<typeof chain>[0]) {
+/**
+ * An API with a request log (from logger()) and a record of PUTs that reached the handler;
+ * the routes are a group under `prefix`, whose `grouped` middleware wrap them and the router's
+ * own answers for their paths (to preflights too).
+ */
+function apiServer(
+  middleware: Parameters<typeof chain>[0],
+  grouped: Parameters<typeof group>[1] = [],
+  prefix = "/api",
+) {
   const log: string[] = [];
   const puts: string[] = [];
   const app = chain(
-    [logger({ sink: (_line, r) => log.push(`${r.method} ${r.path} ${r.status}`) }), ...middleware],
-    router([
+    [
+      logger({
+        sink: (_line, r) => log.push(`${r.method} ${r.path.slice(prefix.length)} ${r.status}`),
+      }),
+      ...middleware,
+    ],
+    router([group(prefix, grouped, [
       get("/data", (ctx) => {
         ctx.setHeader("x-request-id", "r-1");
         return ctx.json({ cookie: ctx.header("cookie") });
@@ -53,10 +66,10 @@ function apiServer(middleware: Parameters<typeof chain>[0]) {
         puts.push(ctx.params.id);
         return ctx.json({ saved: ctx.params.id, custom: ctx.header("x-custom") });
       }),
-    ]),
+    ])]),
   );
   const server = serve(app, quiet);
-  return { server, log, puts, url: `http://127.0.0.1:${server.addr.port}` };
+  return { server, log, puts, url: `http://127.0.0.1:${server.addr.port}${prefix}` };
 }
 
 interface Outcome {
@@ -110,11 +123,14 @@ browserTest({
       auth({ validate: bearerTokens(["t0k3n"]) }),
     ]);
     // cors, then checks of what only the real request carries: Basic credentials, a header
-    const checked = apiServer([
-      cors({ origin: [allowed], allowHeaders: ["x-custom", "content-type", "authorization"] }),
-      basicAuth({ verify: basicUsers({ ada: "lovelace" }) }),
-      validate({ headers: schema.object({ "x-custom": schema.integer() }) }),
-    ]);
+    // (in a group: the router answers the preflight itself after the group's middleware)
+    const checked = apiServer(
+      [cors({ origin: [allowed], allowHeaders: ["x-custom", "content-type", "authorization"] })],
+      [
+        basicAuth({ verify: basicUsers({ ada: "lovelace" }) }),
+        validate({ headers: schema.object({ "x-custom": schema.integer() }) }),
+      ],
+    );
     const servers = [
       allowedPages,
       deniedPages,

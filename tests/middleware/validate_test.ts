@@ -1,7 +1,7 @@
 // validate(): path params, query and headers coerced by one set of rules, checked by the JSON
 // module, typed for the handler; every failing field listed in one 400.
 import assert from "node:assert/strict";
-import { get, group, options, post, router, schema, validate } from "../../mod.ts";
+import { chain, get, group, options, post, router, schema, validate } from "../../mod.ts";
 import { coerce } from "../../lib/_coerce.ts";
 import type { SchemaNode } from "../../lib/json/schema.ts";
 
@@ -145,14 +145,18 @@ Deno.test("validate() refuses a schema that is not a schema.object()", () => {
   assert.throws(() => validate({ query: {} as never }), TypeError);
 });
 
-Deno.test("validate() in a group lets a CORS preflight through to the router's answer, and only an answer without content", async () => {
+Deno.test("validate() in a group lets a CORS preflight through to the router's automatic answer only", async () => {
   // A preflight carries none of the headers the real request will: refusing it would make every
   // cross-origin call fail. What answers it without the checked values must not leave.
   const check = validate({ headers: schema.object({ "x-api-version": schema.integer() }) });
+  let ran = 0;
   const app = router([
     group("/api", [check], [
       get("/items", (ctx) => ctx.json({ version: ctx.var.headers["x-api-version"] })),
-      options("/reports", () => new Response("made without the checked headers")),
+      options("/reports", () => {
+        ran++;
+        return new Response(null, { status: 204 }); // the app's own answer: checked as any
+      }),
     ]),
   ]);
   const preflight = (path: string, headers: Record<string, string> = {}) =>
@@ -169,10 +173,21 @@ Deno.test("validate() in a group lets a CORS preflight through to the router's a
   const res = await preflight("/api/items");
   assert.equal(res.status, 204);
   assert.equal(res.headers.get("allow"), "GET, HEAD, OPTIONS");
-  const content = await preflight("/api/reports");
-  assert.equal(content.status, 400, "the check's refusal, not the content made without it");
+  const own = await preflight("/api/reports");
+  assert.equal(own.status, 400, "the check's refusal: the route never runs without its headers");
+  assert.equal(ran, 0);
   // a preflight that passes the check, and a plain OPTIONS, are what they were
-  assert.equal((await preflight("/api/reports", { "x-api-version": "2" })).status, 200);
+  assert.equal((await preflight("/api/reports", { "x-api-version": "2" })).status, 204);
+  assert.equal(ran, 1);
+  // in a chain in front of the router, the check cannot know what will answer: 400
+  const chained = chain([check], router([get("/items", () => new Response("items"))]));
+  const res2 = await chained.fetch(
+    new Request("http://localhost/items", {
+      method: "OPTIONS",
+      headers: { origin: "https://app.example", "access-control-request-method": "GET" },
+    }),
+  );
+  assert.equal(res2.status, 400);
   const plain = await app.fetch(new Request("http://localhost/api/items", { method: "OPTIONS" }));
   assert.equal(plain.status, 400);
   const real = await app.fetch(new Request("http://localhost/api/items"));
