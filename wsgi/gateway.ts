@@ -75,9 +75,11 @@ const fileWrapper: FileWrapper = (file, blockSize) => new FileChunks(file, block
  * `write()` output before the iterable's chunks, streams the iterable, and calls its `close()`
  * exactly once — also when the client goes away or the application fails. The headers go out
  * with the first non-empty chunk; an error before that is a 500 problem response without the
- * stack (which goes to `wsgi.errors`), an error after it aborts the body. Hop-by-hop headers
- * from the application are dropped. `SERVER_PROTOCOL` is `HTTP/1.1`, as fetch does not expose
- * the version.
+ * stack (which goes to `wsgi.errors`), an error after it aborts the body. A declared
+ * `Content-Length` is kept to: bytes past it are cut and reported on `wsgi.errors`, and a body
+ * that ends short is reported and fails (a 500, or an aborted body once the headers went out).
+ * Hop-by-hop headers from the application are dropped. `SERVER_PROTOCOL` is `HTTP/1.1`, as
+ * fetch does not expose the version.
  *
  * @param app The WSGI application.
  * @param options Body limit, error stream and file wrapper.
@@ -226,6 +228,10 @@ function logError(environ: Environ, error: unknown): void {
   }
 }
 
+function lengthMismatch(declared: number, produced: string): string {
+  return `The application declared Content-Length ${declared} and produced ${produced}`;
+}
+
 function internalError(): Response {
   return problem({ status: 500 });
 }
@@ -330,25 +336,25 @@ function run(app: WsgiApp, environ: Environ, head: boolean): Response {
       if (!HOP_BY_HOP.has(String(name).toLowerCase())) responseHeaders.append(name, value);
     }
     const init = { status: code, statusText: match[2], headers: responseHeaders };
+    // PEP 3333: no more bytes than a declared Content-Length, and fewer are an error
+    const value = responseHeaders.get("content-length");
+    const declared = value !== null && /^\d+$/.test(value) ? Number(value) : null;
     if (head || NULL_BODY_STATUS.has(code)) {
       response = new Response(null, init);
       done = true;
     } else if (done) {
       let bytes = queue.length === 0 ? null : concat(queue);
-      // PEP 3333: no more bytes than a declared Content-Length, and fewer are an error (a
-      // Response made from the bytes would otherwise get their length instead of the app's)
-      const declared = responseHeaders.get("content-length");
+      // a Response made from the bytes would otherwise get their length instead of the app's
       const length = bytes?.length ?? 0;
-      if (declared !== null && /^\d+$/.test(declared) && Number(declared) !== length) {
-        const mismatch =
-          `The application declared Content-Length ${declared} and produced ${length} bytes`;
-        if (Number(declared) > length) throw new Error(mismatch);
+      if (declared !== null && declared !== length) {
+        const mismatch = lengthMismatch(declared, `${length} bytes`);
+        if (declared > length) throw new Error(mismatch);
         logError(environ, new Error(`${mismatch}: the rest is not sent`));
-        bytes = bytes!.subarray(0, Number(declared));
+        bytes = bytes!.subarray(0, declared);
       }
       response = new Response(bytes as Uint8Array<ArrayBuffer> | null, init);
     } else {
-      response = new Response(stream(), init);
+      response = new Response(stream(declared), init);
     }
     sent = true;
   } catch (error) {
@@ -359,7 +365,13 @@ function run(app: WsgiApp, environ: Environ, head: boolean): Response {
   if (done) close();
   return response;
 
-  function stream(): ReadableStream<Uint8Array> {
+  // The body after the headers went out, held to the declared length as it goes (PEP 3333).
+  // Left to the server under the Response, an excess would be cut without a word on wsgi.errors
+  // or, on Deno over HTTP/2, reset the stream before the client had a response at all; a body
+  // that ends short must fail, so that the server cuts the connection or resets the stream
+  // instead of ending it as if it were whole.
+  function stream(declared: number | null): ReadableStream<Uint8Array> {
+    let sentBytes = 0;
     return new ReadableStream<Uint8Array>({
       pull(controller) {
         try {
@@ -367,12 +379,33 @@ function run(app: WsgiApp, environ: Environ, head: boolean): Response {
             const chunk = next();
             if (chunk === null) {
               close();
+              if (declared !== null && sentBytes < declared) {
+                // an error, not an end: the server cuts the connection or resets the stream
+                const error = new Error(lengthMismatch(declared, `${sentBytes} bytes`));
+                logError(environ, error);
+                controller.error(error);
+                return;
+              }
               controller.close();
               return;
             }
             if (chunk.length > 0) queue.push(chunk);
           }
-          controller.enqueue(queue.shift()!);
+          const chunk = queue.shift()!;
+          if (declared !== null && sentBytes + chunk.length > declared) {
+            // the chunk that crosses the length is cut; nothing after it is pulled
+            const produced = `at least ${sentBytes + chunk.length} bytes`;
+            logError(
+              environ,
+              new Error(`${lengthMismatch(declared, produced)}: the rest is not sent`),
+            );
+            if (sentBytes < declared) controller.enqueue(chunk.subarray(0, declared - sentBytes));
+            close();
+            controller.close();
+            return;
+          }
+          sentBytes += chunk.length;
+          controller.enqueue(chunk);
         } catch (error) {
           close();
           logError(environ, error);

@@ -335,6 +335,60 @@ Deno.test("toFetchHandler() holds a list body to its declared Content-Length", a
   await short.body?.cancel();
 });
 
+Deno.test("toFetchHandler() holds a streamed body to its declared Content-Length", async () => {
+  const app = (declared: string, chunks: string[], written = ""): WsgiApp & { log: string[] } => {
+    const log: string[] = [];
+    const streamed: WsgiApp = (_environ, startResponse) => {
+      const write = startResponse("200 OK", [
+        ["Content-Type", "text/plain"],
+        ["Content-Length", declared],
+      ]);
+      if (written !== "") write(encoder.encode(written));
+      const body = (function* () {
+        try {
+          for (const chunk of chunks) yield encoder.encode(chunk);
+        } finally {
+          log.push("finally");
+        }
+      })(); // a generator is streamed, not buffered
+      return Object.assign(body, { close: () => void log.push("close") });
+    };
+    return Object.assign(streamed, { log });
+  };
+  // more bytes than declared: the chunk that crosses the length is cut, the rest never pulled
+  for (
+    const [declared, chunks, written, logged] of [
+      ["3", ["abcdef", "ghi"], "", /declared Content-Length 3 and produced at least 6 bytes/],
+      ["3", ["abc", "def"], "", /declared Content-Length 3 and produced at least 6 bytes/],
+      ["3", ["cdef"], "ab", /declared Content-Length 3 and produced at least 6 bytes/],
+    ] as const
+  ) {
+    const errors = recordingErrors();
+    const long = app(declared, [...chunks], written);
+    const res = await toFetchHandler(long, { errors })(new Request("http://h/"));
+    assert.equal(res.headers.get("content-length"), "3");
+    assert.equal(await res.text(), "abc", chunks.join());
+    assert.match(errors.text(), logged);
+    assert.match(errors.text(), /the rest is not sent/);
+    assert.deepEqual(long.log, ["finally", "close"]);
+  }
+  // fewer: the body fails instead of ending, so the client cannot take it for the whole
+  const errors = recordingErrors();
+  const short = app("10", ["ab", "cd"]);
+  const res = await toFetchHandler(short, { errors })(new Request("http://h/"));
+  assert.equal(res.status, 200);
+  await assert.rejects(() => res.text(), /declared Content-Length 10 and produced 4 bytes/);
+  assert.match(errors.text(), /declared Content-Length 10 and produced 4 bytes/);
+  assert.deepEqual(short.log, ["finally", "close"]);
+  // exactly the declared length ends normally, with nothing logged
+  const exact = recordingErrors();
+  const whole = await toFetchHandler(app("4", ["ab", "", "cd"]), { errors: exact })(
+    new Request("http://h/"),
+  );
+  assert.equal(await whole.text(), "abcd");
+  assert.equal(exact.text(), "");
+});
+
 Deno.test("toFetchHandler() answers 500 without the stack when the app throws", async () => {
   const errors = recordingErrors();
   const app: WsgiApp = () => {

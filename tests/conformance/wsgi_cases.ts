@@ -1,0 +1,118 @@
+// Conformance cases for the WSGI gateway (weft/wsgi) over real sockets: what reaches the client
+// when an application's body disagrees with the Content-Length it declared (PEP 3333,
+// "Handling the Content-Length Header"), over HTTP/1.1 and h2c.
+// Peers: curl, and node:net for the bytes an HTTP/1.1 client is sent (both runtimes have it).
+import assert from "node:assert/strict";
+import { connect } from "node:net";
+import type { Env } from "./suite.ts";
+import type * as WeftWsgi from "../../wsgi/mod.ts";
+import { withDeadline } from "../_deadline.ts";
+
+/** A `wsgi.errors` that keeps what it is given. */
+function recordingErrors(): WeftWsgi.WsgiErrors & { text(): string } {
+  let text = "";
+  return {
+    write: (s) => void (text += s),
+    writelines: (lines) => void (text += [...lines].join("")),
+    flush() {},
+    text: () => text,
+  };
+}
+
+/**
+ * Sends one HTTP/1.1 request with `Connection: close` and returns everything the server sent
+ * until it closed: a body longer or shorter than its Content-Length shows as it went out, which
+ * curl (reading no further than the length) would hide. `head` is null when nothing came.
+ */
+function exchange(port: number, path: string): Promise<{ head: string | null; body: string }> {
+  const received: Uint8Array[] = [];
+  const socket = connect({ port, host: "127.0.0.1" }, () => {
+    socket.write(`GET ${path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`);
+  });
+  socket.on("data", (chunk: Uint8Array) => void received.push(chunk));
+  const closed = new Promise<void>((resolve) => {
+    socket.on("close", () => resolve());
+    socket.on("error", () => {}); // a reset ends the exchange as a close does
+  });
+  return withDeadline(closed, 10_000, `the server to close the connection for ${path}`, {
+    onTimeout: () => socket.destroy(),
+  }).then(() => {
+    const text = received.map((chunk) => new TextDecoder().decode(chunk)).join("");
+    if (text === "") return { head: null, body: "" };
+    const end = text.indexOf("\r\n\r\n");
+    assert.notEqual(end, -1, `a response head for ${path}: ${JSON.stringify(text)}`);
+    return { head: text.slice(0, end), body: text.slice(end + 4) };
+  });
+}
+
+/** What curl says when it fails, or `"complete"` when it got the whole response. */
+function curlOutcome(env: Env, args: string[]): Promise<string> {
+  return env.curl(args).then(() => "complete", (error: Error) => error.message);
+}
+
+/** The cases, by name. */
+export const wsgiCases: Record<string, (env: Env) => Promise<void>> = {
+  async "serveWsgi: a streamed body is held to its declared Content-Length over HTTP/1.1 and h2c"(
+    env,
+  ) {
+    const encoder = new TextEncoder();
+    const closed: string[] = [];
+    // A generator is streamed (a list is sent whole): the length is checked as the chunks go out.
+    const streamed = (declared: number, chunks: string[]): WeftWsgi.WsgiApp => (environ, start) => {
+      start("200 OK", [["Content-Type", "text/plain"], ["Content-Length", String(declared)]]);
+      const body = (function* () {
+        for (const chunk of chunks) yield encoder.encode(chunk);
+      })();
+      return Object.assign(body, { close: () => void closed.push(environ.PATH_INFO) });
+    };
+    const long = streamed(3, ["abcdef", "ghi"]);
+    const short = streamed(10, ["ab", "cd"]);
+    const errors = recordingErrors();
+    const server = env.wsgi.serveWsgi((environ, start) => {
+      return (environ.PATH_INFO === "/long" ? long : short)(environ, start);
+    }, { port: 0, hostname: "127.0.0.1", onListen() {}, errors });
+    const base = `http://127.0.0.1:${server.addr.port}`;
+    try {
+      // too long: the client gets the declared 3 bytes and a response that ends normally
+      const wire = await exchange(server.addr.port, "/long");
+      assert.match(wire.head!, /^HTTP\/1\.1 200 /);
+      assert.match(wire.head!, /\r\ncontent-length: 3\r\n/i);
+      assert.equal(wire.body, "abc", "no byte past Content-Length on the wire");
+      for (const flag of ["--http1.1", "--http2-prior-knowledge"]) {
+        const res = await env.curl([flag, `${base}/long`]);
+        assert.equal(res.httpVersion, flag === "--http1.1" ? "1.1" : "2");
+        assert.equal(res.status, 200, flag);
+        assert.equal(res.headers.get("content-length"), "3", flag);
+        assert.equal(res.body, "abc", flag);
+      }
+      assert.equal(
+        errors.text().match(/declared Content-Length 3 and produced at least 6 bytes/g)?.length,
+        3,
+        errors.text(),
+      );
+      // too short: the response ends abnormally, never as a complete short body. On Deno the
+      // head and the 4 bytes arrive before the cut; Node destroys the socket with them still in
+      // its buffer, so nothing arrives.
+      const cut = await exchange(server.addr.port, "/short");
+      if (cut.head !== null) {
+        assert.match(cut.head, /\r\ncontent-length: 10\r\n/i);
+        assert.ok("abcd".startsWith(cut.body), JSON.stringify(cut.body));
+      }
+      // curl: (18) transfer closed with outstanding read data remaining, or (52) empty reply
+      assert.match(await curlOutcome(env, ["--http1.1", `${base}/short`]), /curl: \((18|52)\)/);
+      // curl: (92) HTTP/2 stream was not closed cleanly: the gateway's error reset it
+      assert.match(
+        await curlOutcome(env, ["--http2-prior-knowledge", `${base}/short`]),
+        /curl: \(92\).*INTERNAL_ERROR/,
+      );
+      assert.equal(
+        errors.text().match(/declared Content-Length 10 and produced 4 bytes/g)?.length,
+        3,
+        errors.text(),
+      );
+      assert.deepEqual(closed, ["/long", "/long", "/long", "/short", "/short", "/short"]);
+    } finally {
+      await withDeadline(server.shutdown(), 10_000, "the server to shut down");
+    }
+  },
+};
