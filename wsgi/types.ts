@@ -96,7 +96,8 @@ export type WriteFunction = (chunk: Uint8Array) => void;
  * `start_response(status, headers, exc_info)`: `status` is `"200 OK"`, `headers` a list of
  * `[name, value]` pairs. `excInfo` is the error being handled: with it, an application may call
  * `startResponse` again to replace a status not yet sent; after the headers were sent the
- * server rethrows it.
+ * server rethrows it. `null`, like `undefined`, is Python's `exc_info=None`: no error, so a
+ * second call with it is refused.
  */
 export type StartResponse = (
   status: string,

@@ -80,7 +80,7 @@ function check(condition: unknown, message: string): asserts condition {
  * - the application's `startResponse` calls: status `"NNN reason"`, headers as an array of
  *   `[name, value]` strings with token names and Latin-1 values without control characters, no
  *   hop-by-hop headers, `Content-Type` present except on 204 and 304 (where it is forbidden), and
- *   no second call without `excInfo`;
+ *   no second call without `excInfo` (`null` is none);
  * - the body: an iterable (not a string or a lone `Uint8Array`) of `Uint8Array` chunks,
  *   `startResponse` called before the first chunk, no chunks for 204/304, exactly
  *   `Content-Length` bytes when it is set (except for HEAD), iterated once and not after
@@ -149,7 +149,8 @@ export function validator(app: WsgiApp): ValidatedWsgiApp {
         `startResponse takes 2 or 3 arguments, got ${arguments.length}`,
       );
       if (state.started) {
-        check(excInfo !== undefined, "startResponse was called a second time without excInfo");
+        // null is Python's exc_info=None, as undefined is: not an error being handled
+        check(excInfo != null, "startResponse was called a second time without excInfo");
       }
       state.status = checkStatus(status);
       state.contentLength = checkHeaders(headers, state.status);

@@ -1,6 +1,7 @@
 // Conformance cases for the WSGI gateway (weft/wsgi) over real sockets: what reaches the client
 // when an application's body disagrees with the Content-Length it declared (PEP 3333,
-// "Handling the Content-Length Header"), over HTTP/1.1 and h2c.
+// "Handling the Content-Length Header"), over HTTP/1.1 and h2c; and what a second startResponse
+// without an error to report does.
 // Peers: curl, and node:net for the bytes an HTTP/1.1 client is sent (both runtimes have it).
 import assert from "node:assert/strict";
 import { connect } from "node:net";
@@ -113,6 +114,37 @@ export const wsgiCases: Record<string, (env: Env) => Promise<void>> = {
       assert.deepEqual(closed, ["/long", "/long", "/long", "/short", "/short", "/short"]);
     } finally {
       await withDeadline(server.shutdown(), 10_000, "the server to shut down");
+    }
+  },
+
+  async "serveWsgi: a second startResponse with a null excInfo is an error, not a new status"(
+    env,
+  ) {
+    const twice: WeftWsgi.WsgiApp = (_environ, start) => {
+      start("200 OK", [["Content-Type", "text/plain"]]);
+      start("201 Created", [["Content-Type", "text/plain"]], null); // Python's exc_info=None
+      return [new TextEncoder().encode("created")];
+    };
+    const errors = recordingErrors();
+    const quiet = { port: 0, hostname: "127.0.0.1", onListen() {}, errors };
+    const plain = env.wsgi.serveWsgi(twice, quiet);
+    const checked = env.wsgi.serveWsgi(env.wsgi.validator(twice), quiet);
+    try {
+      for (const flag of ["--http1.1", "--http2-prior-knowledge"]) {
+        const res = await env.curl([flag, `http://127.0.0.1:${plain.addr.port}/`]);
+        assert.equal(res.status, 500, flag);
+        assert.ok(!res.body.includes("created"), flag);
+      }
+      assert.match(errors.text(), /already called without excInfo/);
+      const validated = await env.curl(["--http1.1", `http://127.0.0.1:${checked.addr.port}/`]);
+      assert.equal(validated.status, 500);
+      assert.match(errors.text(), /WsgiValidationError: startResponse was called a second time/);
+    } finally {
+      await withDeadline(
+        Promise.all([plain.shutdown(), checked.shutdown()]),
+        10_000,
+        "the servers to shut down",
+      );
     }
   },
 };

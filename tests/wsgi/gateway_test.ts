@@ -464,6 +464,12 @@ Deno.test("toFetchHandler() answers 500 for a missing startResponse, a bad statu
       start("200 OK", [["Content-Type", "text/plain"]]);
       return [];
     },
+    // null is how a JS port spells Python's exc_info=None: no error is being handled
+    "second startResponse with a null excInfo": (_e, start) => {
+      start("200 OK", [["Content-Type", "text/plain"]]);
+      start("201 Created", [["Content-Type", "text/plain"]], null);
+      return [];
+    },
   };
   for (const [name, app] of Object.entries(apps)) {
     const res = await toFetchHandler(app, { errors: recordingErrors() })(new Request("http://h/"));

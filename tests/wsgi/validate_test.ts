@@ -191,6 +191,13 @@ Deno.test("validator() allows a second startResponse only with excInfo", () => {
     return [];
   });
   violation(() => twice(makeEnviron("/"), noop), /second time without excInfo/);
+  // null is Python's exc_info=None, not an error being handled
+  const none = validator((_e, start) => {
+    start("200 OK", TEXT);
+    start("201 Created", TEXT, null);
+    return [];
+  });
+  violation(() => none(makeEnviron("/"), noop), /second time without excInfo/);
   const recovered = validator((_e, start) => {
     start("200 OK", TEXT);
     start("500 Oops", TEXT, new Error("handled"));
