@@ -338,9 +338,20 @@ function run(app: WsgiApp, environ: Environ, head: boolean): Response {
       if (!HOP_BY_HOP.has(String(name).toLowerCase())) responseHeaders.append(name, value);
     }
     const init = { status: code, statusText: match[2], headers: responseHeaders };
-    // PEP 3333: no more bytes than a declared Content-Length, and fewer are an error
+    // PEP 3333: no more bytes than a declared Content-Length, and fewer are an error. The
+    // field given twice (joined as "5, 5") is one length when every value is the same (RFC 9110
+    // §8.6); anything else is a length no server can frame by: the application's error.
     const value = responseHeaders.get("content-length");
-    const declared = value !== null && /^\d+$/.test(value) ? Number(value) : null;
+    let declared: number | null = null;
+    if (value !== null) {
+      const values = new Set(value.split(",").map((part) => part.trim()));
+      const [only] = values;
+      if (values.size !== 1 || !/^\d+$/.test(only)) {
+        throw new Error(`The application sent an invalid Content-Length: ${value}`);
+      }
+      declared = Number(only);
+      responseHeaders.set("content-length", String(declared));
+    }
     if (head || NULL_BODY_STATUS.has(code)) {
       response = new Response(null, init);
       done = true;

@@ -389,6 +389,33 @@ Deno.test("toFetchHandler() holds a streamed body to its declared Content-Length
   assert.equal(exact.text(), "");
 });
 
+Deno.test("toFetchHandler() takes a Content-Length given twice alike as one, and refuses one no server can frame by", async () => {
+  const app = (...lengths: string[]): WsgiApp => (_environ, startResponse) => {
+    startResponse("200 OK", [
+      ["Content-Type", "text/plain"],
+      ...lengths.map((length) => ["Content-Length", length] as [string, string]),
+    ]);
+    return (function* () {
+      yield encoder.encode("0123456789");
+      yield encoder.encode("abcdefghij");
+    })();
+  };
+  // the same length twice (RFC 9110 §8.6): one length, held to as any
+  const twice = recordingErrors();
+  const res = await toFetchHandler(app("5", "5"), { errors: twice })(new Request("http://h/"));
+  assert.equal(res.headers.get("content-length"), "5");
+  assert.equal(await res.text(), "01234");
+  assert.match(twice.text(), /declared Content-Length 5/);
+  // different lengths, or not a length: the application's error, before the headers go out
+  for (const lengths of [["5", "6"], ["abc"], ["5, 6"], ["-1"], ["1e3"]]) {
+    const errors = recordingErrors();
+    const refused = await toFetchHandler(app(...lengths), { errors })(new Request("http://h/"));
+    assert.equal(refused.status, 500, lengths.join(" | "));
+    await refused.body?.cancel();
+    assert.match(errors.text(), /invalid Content-Length/, lengths.join(" | "));
+  }
+});
+
 Deno.test("toFetchHandler() answers 500 without the stack when the app throws", async () => {
   const errors = recordingErrors();
   const app: WsgiApp = () => {
