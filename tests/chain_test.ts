@@ -4,6 +4,7 @@ import {
   chain,
   Context,
   get,
+  head,
   HttpError,
   type Middleware,
   type Params,
@@ -351,6 +352,38 @@ Deno.test("ctx.req's body methods answer 400 for what the client sent, never the
     req("/?how=text", { method: "POST", body: broken, duplex: "half" } as RequestInit),
   );
   assert.equal(cut.status, 400);
+});
+
+Deno.test("app.fetch() answers HEAD with the head a server sends: no body, the length the body had", async () => {
+  const app = router([
+    head("/ten", () => new Response("0123456789")),
+    get(
+      "/stream",
+      () =>
+        new Response(new ReadableStream({ pull() {} }), {
+          headers: { "content-type": "text/event-stream" },
+        }),
+    ),
+    get("/page", () => new Response("page")),
+  ]);
+  const answer = async (path: string) => {
+    const res = await app.fetch(req(path, { method: "HEAD" }));
+    return {
+      status: res.status,
+      length: res.headers.get("content-length"),
+      body: await res.text(),
+    };
+  };
+  assert.deepEqual(await answer("/ten"), { status: 200, length: "10", body: "" });
+  assert.deepEqual(await answer("/page"), { status: 200, length: "4", body: "" });
+  const missing = await app.fetch(req("/missing"));
+  const missingLength = String((await missing.arrayBuffer()).byteLength);
+  assert.deepEqual(await answer("/missing"), { status: 404, length: missingLength, body: "" });
+  // a body of unknown length: none declared (a runtime would write 0 for a null body)
+  const stream = await app.fetch(req("/stream", { method: "HEAD" }));
+  assert.equal(stream.headers.get("content-length"), null);
+  assert.notEqual(stream.body, null);
+  assert.equal(await stream.text(), "");
 });
 
 Deno.test("chain() with no middleware does not decorate the caller's handler", () => {

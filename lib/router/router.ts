@@ -10,7 +10,7 @@ import { compose } from "../chain.ts";
 import type { Context } from "../context.ts";
 import type { HttpError } from "../http/http_error.ts";
 import { problem } from "../http/problem.ts";
-import { endedBody } from "../http/_ended_body.ts";
+import { withoutBody } from "../http/_ended_body.ts";
 import { sameOriginPath } from "../http/same_origin_path.ts";
 import type { App, AppHooks, Handler, Middleware, Params, VariablesOf } from "../types.ts";
 import type { PathParams } from "./pattern.ts";
@@ -398,44 +398,6 @@ export function flatten(
 // A static pattern (no segment opens with ":" or "*") without "%".
 function isPlain(pattern: string): boolean {
   return !/%|\/[:*]/.test(pattern);
-}
-
-// RFC 9110 §9.3.2 and §8.6: the answer to HEAD is the GET response without its content, with
-// the Content-Length the GET would have, or none. A body that is at hand (a string, bytes, a
-// stream that ends at once) is counted; one that is not ready by the next macrotask, such as an
-// event stream, is cancelled and the length left out. Nothing is kept in memory.
-async function withoutBody(res: Response): Promise<Response> {
-  const body = res.body;
-  if (body === null) return res;
-  if (res.headers.has("content-length")) {
-    body.cancel().catch(() => {});
-    return new Response(null, res);
-  }
-  const length = await countBytes(body);
-  if (length === undefined) return new Response(endedBody(), res); // declares no length
-  const head = new Response(null, res);
-  head.headers.set("content-length", String(length));
-  return head;
-}
-
-async function countBytes(body: ReadableStream<Uint8Array>): Promise<number | undefined> {
-  const reader = body.getReader();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<undefined>((resolve) => timer = setTimeout(() => resolve(undefined), 0));
-  let length = 0;
-  try {
-    for (;;) {
-      const chunk = await Promise.race([reader.read(), late]);
-      if (chunk === undefined) return undefined;
-      if (chunk.done) return length;
-      length += chunk.value.byteLength;
-    }
-  } catch {
-    return undefined;
-  } finally {
-    clearTimeout(timer);
-    reader.cancel().catch(() => {});
-  }
 }
 
 // Sets the params (decoded once; `encoded`: the path had escapes) and the route of a match.

@@ -101,13 +101,18 @@ export const appCases: Record<string, Case> = {
       for (const [name, app] of Object.entries(parityApps(env.weft))) {
         await withServer(env, app, async (base) => {
           for (const path of ["/", "/throw", "/teapot", "/missing"]) {
-            const direct = await seen(await app.fetch(new Request(`http://127.0.0.1${path}`)));
-            const served = await seen(await fetch(base + path));
-            assert.deepEqual(served, direct, `${name}: GET ${path}`);
-            if (name.startsWith("ctx.res set before next() and after it")) {
-              // Not only the same: the cookie set after the helper built the response is on it.
-              const headers = served.headers as Record<string, string>;
-              assert.equal(headers["set-cookie"], "sid=1; Path=/", `${name}: GET ${path}`);
+            // HEAD too: a server sends no body for it, and neither does app.fetch()
+            for (const method of ["GET", "HEAD"]) {
+              const direct = await seen(
+                await app.fetch(new Request(`http://127.0.0.1${path}`, { method })),
+              );
+              const served = await seen(await fetch(base + path, { method }));
+              assert.deepEqual(served, direct, `${name}: ${method} ${path}`);
+              if (name.startsWith("ctx.res set before next() and after it")) {
+                // Not only the same: the cookie set after the helper built the response is on it.
+                const headers = served.headers as Record<string, string>;
+                assert.equal(headers["set-cookie"], "sid=1; Path=/", `${name}: ${method} ${path}`);
+              }
             }
           }
         });
