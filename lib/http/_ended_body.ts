@@ -1,5 +1,6 @@
-// The body of a HEAD answer whose GET has a length nobody knows yet (an event stream, a body
-// compressed as it streams). RFC 9110 §8.6 allows leaving Content-Length out, but for a
+// Answers to HEAD: withoutBody() makes one from the GET's answer (for the router and
+// app.fetch()), and endedBody() is the body of one whose GET has a length nobody knows yet (an
+// event stream, a body compressed as it streams). RFC 9110 §8.6 allows leaving Content-Length out, but for a
 // response without a body Deno.serve writes `Content-Length: 0`, which would be wrong; for a
 // body that ends at once it writes none. Node writes a HEAD answer's head as it is given.
 

@@ -53,19 +53,14 @@ export function partsCheck(
 }
 
 /**
- * Runs `check`, then `next`. A CORS preflight that fails the check (it carries none of the
- * request's headers) goes on when the router answers it itself ({@linkcode automaticPreflight}),
- * so that a group's checks do not refuse the router's automatic answer to it.
+ * Runs `check`. A CORS preflight that fails it (it carries none of the request's headers or
+ * body) goes on when the router answers it itself ({@linkcode automaticPreflight}), so that a
+ * group's checks do not refuse the router's automatic answer to it.
  */
-export function checkThen(
-  check: (ctx: Context) => void,
-  ctx: Context,
-  next: () => Promise<Response>,
-): Promise<Response> {
+export function runCheck(check: (ctx: Context) => void, ctx: Context): void {
   try {
     check(ctx);
   } catch (error) {
     if (!automaticPreflight(ctx)) throw error;
   }
-  return next();
 }

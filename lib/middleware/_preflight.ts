@@ -1,7 +1,8 @@
 // CORS preflights and the middleware that check requests: a preflight (Fetch standard §4.8)
 // carries none of the request's credentials, headers or body, so a check of those that refuses
-// it makes every cross-origin call fail; such a check lets it go on instead, and only an answer
-// without content goes back to it.
+// it makes every cross-origin call fail. auth() lets it go on and takes back only an answer
+// without content (passPreflight); basicAuth(), validate() and describe() let it go on only to
+// the router's own answer (automaticPreflight), so that nothing else runs for it.
 import type { Context } from "../context.ts";
 import { AUTOMATIC } from "../_settled.ts";
 

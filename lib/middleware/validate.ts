@@ -7,7 +7,7 @@
 import type { ObjectSchema, Shape } from "../json/schema.ts";
 import type { Infer } from "../json/standard_schema.ts";
 import type { Middleware } from "../types.ts";
-import { checkThen, partsCheck } from "./_parts.ts";
+import { partsCheck, runCheck } from "./_parts.ts";
 import { VALIDATES } from "./_validated.ts";
 
 /**
@@ -85,7 +85,8 @@ export type Validator<S extends ValidateSchemas> = Middleware<ValidatedParts<S>>
 export function validate<const S extends ValidateSchemas>(schemas: S): Validator<S> {
   const check = partsCheck(schemas);
   const middleware: Middleware<ValidatedParts<S>> = function validate(ctx, next) {
-    return check === undefined ? next() : checkThen(check, ctx, next);
+    if (check !== undefined) runCheck(check, ctx);
+    return next();
   };
   return Object.defineProperty(middleware, VALIDATES, { value: schemas }) as Validator<S>;
 }

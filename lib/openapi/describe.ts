@@ -8,7 +8,7 @@ import { PASS } from "../chain.ts";
 import { jsonErrorResponse } from "../json/json_error.ts";
 import type { ObjectSchema, Schema, Shape } from "../json/schema.ts";
 import type { Infer } from "../json/standard_schema.ts";
-import { checkThen, partsCheck } from "../middleware/_parts.ts";
+import { partsCheck, runCheck } from "../middleware/_parts.ts";
 import { automaticPreflight } from "../middleware/_preflight.ts";
 import type { ValidatedParts } from "../middleware/validate.ts";
 import type { Middleware } from "../types.ts";
@@ -122,20 +122,18 @@ export function describe<const D extends Description>(description: D): Described
   const body = description.body;
   let middleware: Middleware;
   if (body !== undefined) {
-    middleware = function describe(ctx, next) {
-      return checkThen(check ?? (() => {}), ctx, async () => {
-        const result = await ctx.decode(body);
-        if (result.ok) {
-          (ctx.var as unknown as Record<string, unknown>).body = result.value;
-          return next();
-        }
-        // a preflight has no body: it goes on as checkThen() lets one go
-        return automaticPreflight(ctx) ? next() : jsonErrorResponse(result.error);
-      });
+    middleware = async function describe(ctx, next) {
+      if (check !== undefined) runCheck(check, ctx);
+      const result = await ctx.decode(body);
+      if (result.ok) (ctx.var as unknown as Record<string, unknown>).body = result.value;
+      // a preflight has no body: it goes on as runCheck() lets one go
+      else if (!automaticPreflight(ctx)) return jsonErrorResponse(result.error);
+      return next();
     };
   } else if (check !== undefined) {
     middleware = function describe(ctx, next) {
-      return checkThen(check, ctx, next);
+      runCheck(check, ctx);
+      return next();
     };
   } else {
     middleware = function describe(_ctx, next) {

@@ -8,17 +8,7 @@ import { connect } from "node:net";
 import type { Env } from "./suite.ts";
 import type * as WeftWsgi from "../../wsgi/mod.ts";
 import { withDeadline } from "../_deadline.ts";
-
-/** A `wsgi.errors` that keeps what it is given. */
-function recordingErrors(): WeftWsgi.WsgiErrors & { text(): string } {
-  let text = "";
-  return {
-    write: (s) => void (text += s),
-    writelines: (lines) => void (text += [...lines].join("")),
-    flush() {},
-    text: () => text,
-  };
-}
+import { recordingErrors } from "../wsgi/_errors.ts";
 
 /**
  * Sends one HTTP/1.1 request with `Connection: close` and returns everything the server sent

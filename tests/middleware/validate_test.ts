@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { chain, get, group, options, post, router, schema, validate } from "../../mod.ts";
 import { coerce } from "../../lib/_coerce.ts";
+import { preflight } from "../_preflight.ts";
 import type { SchemaNode } from "../../lib/json/schema.ts";
 
 const node = (s: unknown) => s as SchemaNode;
@@ -159,34 +160,20 @@ Deno.test("validate() in a group lets a CORS preflight through to the router's a
       }),
     ]),
   ]);
-  const preflight = (path: string, headers: Record<string, string> = {}) =>
-    app.fetch(
-      new Request(`http://localhost${path}`, {
-        method: "OPTIONS",
-        headers: {
-          origin: "https://app.example",
-          "access-control-request-method": "GET",
-          ...headers,
-        },
-      }),
-    );
-  const res = await preflight("/api/items");
+  const send = (path: string, headers: Record<string, string> = {}) =>
+    app.fetch(preflight(path, "GET", headers));
+  const res = await send("/api/items");
   assert.equal(res.status, 204);
   assert.equal(res.headers.get("allow"), "GET, HEAD, OPTIONS");
-  const own = await preflight("/api/reports");
+  const own = await send("/api/reports");
   assert.equal(own.status, 400, "the check's refusal: the route never runs without its headers");
   assert.equal(ran, 0);
   // a preflight that passes the check, and a plain OPTIONS, are what they were
-  assert.equal((await preflight("/api/reports", { "x-api-version": "2" })).status, 204);
+  assert.equal((await send("/api/reports", { "x-api-version": "2" })).status, 204);
   assert.equal(ran, 1);
   // in a chain in front of the router, the check cannot know what will answer: 400
   const chained = chain([check], router([get("/items", () => new Response("items"))]));
-  const res2 = await chained.fetch(
-    new Request("http://localhost/items", {
-      method: "OPTIONS",
-      headers: { origin: "https://app.example", "access-control-request-method": "GET" },
-    }),
-  );
+  const res2 = await chained.fetch(preflight("/items"));
   assert.equal(res2.status, 400);
   const plain = await app.fetch(new Request("http://localhost/api/items", { method: "OPTIONS" }));
   assert.equal(plain.status, 400);

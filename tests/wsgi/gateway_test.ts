@@ -5,19 +5,9 @@ import {
   toFetchHandler,
   validator,
   type WsgiApp,
-  type WsgiErrors,
 } from "../../wsgi/mod.ts";
 import { BIG_SIZE, buildFixture, decoder, encoder, fallbackApp, pattern } from "./_harness.ts";
-
-function recordingErrors(): WsgiErrors & { text: () => string } {
-  let text = "";
-  return {
-    write: (s) => void (text += s),
-    writelines: (lines) => void (text += [...lines].join("")),
-    flush() {},
-    text: () => text,
-  };
-}
+import { recordingErrors } from "./_errors.ts";
 
 /** An app that captures its environ and echoes the body. */
 type Captured = WsgiApp & { environ?: Environ; body?: Uint8Array };
