@@ -291,7 +291,8 @@ export class Context<P extends Params = Params, V extends object = Record<never,
    * `jsonErrorResponse(result.error, result.issues)`.
    * @returns `{ ok: true, value }` or `{ ok: false, error }` with a `JsonError`.
    * @throws {HttpError} 415 when a Content-Type is given and is not JSON (`application/json`
-   * or `…+json`); a body without one is decoded.
+   * or `…+json`; a body without one is decoded), or the body is in a content coding
+   * (`Content-Encoding: gzip`; the 415 says `Accept-Encoding: identity`).
    *
    * @example
    * ```ts
@@ -312,7 +313,7 @@ export class Context<P extends Params = Params, V extends object = Record<never,
         "Cannot decode the body: the target is not a Weft schema; wrap a Standard Schema validator with schema.standard()",
       );
     }
-    return decode(await this.body(), this.#req.headers.get("content-type"), options);
+    return decode(await this.body(), this.#req.headers, options);
   }
 
   /**

@@ -123,19 +123,19 @@ export interface DecodeOptions {
  */
 export interface Decodable<T = unknown> {
   /**
-   * Decodes UTF-8 bytes or text into a `T`; never throws on any input but a `contentType`
-   * that is not JSON.
+   * Decodes UTF-8 bytes or text into a `T`; never throws on any input but request headers
+   * that describe a body it cannot read.
    *
    * @param data The bytes (a request body) or text.
-   * @param contentType The request's Content-Type, when there is a request: absent (`null`)
-   * or a JSON media type (`application/json`, `…+json`) is accepted; any other throws an
-   * `HttpError` 415.
+   * @param headers The request's headers, when there is a request: a Content-Type that is
+   * absent or a JSON media type (`application/json`, `…+json`) is accepted, any other throws
+   * an `HttpError` 415; so does a Content-Encoding other than `identity`.
    * @param options `issues: "all"` to report every issue (up to 100).
    * @returns The typed value, or a {@linkcode JsonError}.
    */
   readonly "~decode": (
     data: Uint8Array | string,
-    contentType?: string | null,
+    headers?: Headers | null,
     options?: DecodeOptions,
   ) => DecodeResult<T>;
 }

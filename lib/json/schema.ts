@@ -149,8 +149,8 @@ function node<T extends SchemaNode>(fields: Record<string, any> & { kind: T["kin
 
 // What `ctx.decode()` calls: a body of a JSON media type (or of none) decoded against `target`.
 function decoderOf(target: StandardSchemaV1): Decodable["~decode"] {
-  return (data: Uint8Array | string, contentType?: string | null, options?: DecodeOptions) => {
-    expectJson(contentType);
+  return (data: Uint8Array | string, headers?: Headers | null, options?: DecodeOptions) => {
+    expectJson(headers);
     return decode(data, target, options);
   };
 }

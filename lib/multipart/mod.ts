@@ -36,6 +36,7 @@
  */
 import type { Context } from "../context.ts";
 import { HttpError } from "../http/http_error.ts";
+import { expectUncoded } from "../http/_uncoded.ts";
 import { concat } from "../http/read_limited.ts";
 import { MultipartParser } from "./_parser.ts";
 import { parseContentDisposition } from "./_disposition.ts";
@@ -209,7 +210,8 @@ export function sanitizeFilename(name: string): string {
  * when the body is not `multipart/form-data`; 400 for a missing, over-long (71+ characters) or
  * invalid boundary, a part without `Content-Disposition: form-data; name=…`, or a body that
  * ends early; 413 when a limit of {@linkcode MultipartOptions} is passed, as soon as it is.
- * Request bodies are never decompressed.
+ * Request bodies are never decompressed: one with a `Content-Encoding` other than `identity` is
+ * a 415 with `Accept-Encoding: identity`.
  *
  * @param source The request, or the context whose (bounded) `ctx.req` to read.
  * @param options Limits.
@@ -252,6 +254,7 @@ export function multipart(
     headerBytes: limit("headerBytes", options.headerBytes, 16_384),
   };
   const boundary = boundaryOf(request.headers.get("content-type"));
+  expectUncoded(request.headers.get("content-encoding"));
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > totalBytes) {
     throw tooLarge("The multipart body", totalBytes);

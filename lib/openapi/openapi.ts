@@ -108,7 +108,7 @@ const ERROR_TEXT: Record<string, string> = {
   404: "No route matches the path",
   405: "The path has routes, but not for this method (`Allow` lists them)",
   413: "The request body is larger than the limit",
-  415: "The request body is not `application/json`",
+  415: "The request body is not `application/json`, or is in a content coding",
   500: "The server failed; the body holds no detail of the failure",
 };
 

@@ -221,4 +221,32 @@ export const appApiCases: Record<string, Case> = {
       assert.deepEqual((await two.json()).errors.map((e: { in: string }) => e.in), ["params"]);
     });
   },
+
+  async "ctx.decode() answers a body in a content coding 415 with Accept-Encoding: identity"(env) {
+    const { post, router, schema } = env.weft;
+    const Note = schema.object({ title: schema.string() });
+    const app = router([post("/notes", async (ctx) => {
+      const result = await ctx.decode(Note);
+      return result.ok ? ctx.json(result.value, { status: 201 }) : ctx.text("bad", { status: 400 });
+    })]);
+    const json = '{"title":"hi"}';
+    const gzip = await new Response(
+      new Blob([json]).stream().pipeThrough(new CompressionStream("gzip")),
+    ).bytes();
+    await both(env, app, async (fetch) => {
+      const headers = { "content-type": "application/json", "content-encoding": "gzip" };
+      const coded = await fetch("/notes", { method: "POST", headers, body: gzip });
+      assert.equal(coded.status, 415);
+      assert.equal(coded.headers.get("accept-encoding"), "identity");
+      assert.equal(coded.headers.get("content-type"), "application/problem+json");
+      await coded.body?.cancel();
+      const plain = await fetch("/notes", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: json,
+      });
+      assert.equal(plain.status, 201);
+      assert.deepEqual(await plain.json(), { title: "hi" });
+    });
+  },
 };

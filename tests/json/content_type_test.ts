@@ -1,5 +1,6 @@
 // ctx.decode() and the request's Content-Type: JSON media types and a missing one are decoded,
-// anything else is answered 415 with a problem naming the accepted type.
+// anything else is answered 415 with a problem naming the accepted type; a body in a content
+// coding is answered 415 with Accept-Encoding: identity.
 import assert from "node:assert/strict";
 import { chain, post, router } from "../../mod.ts";
 import { jsonErrorResponse, schema as s } from "../../lib/json/mod.ts";
@@ -68,6 +69,46 @@ Deno.test("ctx.decode() answers 415 with the accepted type to a body that is not
     assert.equal(body.accept, "application/json");
     assert.match(body.detail, /Content-Type application\/json/);
   }
+});
+
+Deno.test("ctx.decode() answers 415 with Accept-Encoding: identity to a body in a content coding", async () => {
+  const json = '{"title":"hi"}';
+  const gzip = await new Response(
+    new Blob([json]).stream().pipeThrough(new CompressionStream("gzip")),
+  ).bytes();
+  for (
+    const [encoding, body] of [["gzip", gzip], ["GZIP", gzip], ["identity, br", json]] as const
+  ) {
+    for (const path of ["/notes", "/zod"]) {
+      const request = new Request(`http://localhost${path}`, {
+        method: "POST",
+        body,
+        headers: { "content-type": "application/json", "content-encoding": encoding },
+      });
+      const res = await app.fetch(request);
+      assert.equal(res.status, 415, `${path} ${encoding}`);
+      // RFC 7694 §3: the header tells the client the coding is refused, not the media type.
+      assert.equal(res.headers.get("accept-encoding"), "identity");
+      assert.equal(res.headers.get("accept-post"), null);
+      const problem = await res.json();
+      assert.match(problem.detail, /content coding/);
+    }
+  }
+  for (const encoding of ["identity", "", " Identity "]) {
+    const request = new Request("http://localhost/notes", {
+      method: "POST",
+      body: json,
+      headers: { "content-type": "application/json", "content-encoding": encoding },
+    });
+    const res = await app.fetch(request);
+    assert.equal(res.status, 201, JSON.stringify(encoding));
+    assert.deepEqual(await res.json(), { title: "hi" });
+  }
+  // The media type's 415 says nothing of codings (RFC 7694 §3: it must not).
+  const typed = await send("/notes", json, "text/plain");
+  assert.equal(typed.status, 415);
+  assert.equal(typed.headers.get("accept-encoding"), null);
+  await typed.body?.cancel();
 });
 
 Deno.test("ctx.decode(schema, { issues: 'all' }) reports every issue, for Weft schemas and Standard Schema", async () => {

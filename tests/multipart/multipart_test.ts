@@ -414,3 +414,31 @@ Deno.test("multipart() discards an unread file when the next part is asked for",
   assert.throws(() => multipart(request(encoder.encode(body), "b"), { parts: -1 }), RangeError);
   assert.ok(new HttpError(413) instanceof Error);
 });
+
+Deno.test("multipart() answers a body in a content coding 415 with Accept-Encoding: identity", async () => {
+  const app = router([post("/", async (ctx) => {
+    let n = 0;
+    for await (const _ of multipart(ctx)) n++;
+    return new Response(String(n));
+  })]);
+  const form = '--b\r\nContent-Disposition: form-data; name="a"\r\n\r\nv\r\n--b--';
+  const send = (encoding: string) =>
+    app.fetch(
+      new Request("http://localhost/", {
+        method: "POST",
+        body: form,
+        headers: {
+          "content-type": "multipart/form-data; boundary=b",
+          "content-encoding": encoding,
+        },
+      }),
+    );
+  // a coded body is refused as such, not misread as a broken form (400)
+  const coded = await send("gzip");
+  assert.equal(coded.status, 415);
+  assert.equal(coded.headers.get("accept-encoding"), "identity");
+  await coded.body?.cancel();
+  const plain = await send("identity");
+  assert.equal(plain.status, 200);
+  assert.equal(await plain.text(), "1");
+});
