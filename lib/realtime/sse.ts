@@ -6,7 +6,7 @@
  */
 import { report } from "../_app.ts";
 import type { Context } from "../context.ts";
-import { SHUTDOWN, type ShutdownRegistry } from "../server/types.ts";
+import { INTENDED_CUT, SHUTDOWN, type ShutdownRegistry } from "../server/types.ts";
 import { formatComment, formatEvent, retryValue, type SseEvent } from "./_sse_format.ts";
 
 export type { SseEvent };
@@ -34,7 +34,9 @@ export interface SseOptions {
   /**
    * What happens to a send that would pass `highWaterMark`: `"disconnect"` ends the response
    * at once (what waits is discarded, the handler's signal aborts, and a browser's
-   * `EventSource` reconnects with `Last-Event-ID`, so an app that can replay loses nothing);
+   * `EventSource` reconnects with `Last-Event-ID`, so an app that can replay loses nothing;
+   * a burst sent before the runtime took any event, such as that replay, is not cut: the events
+   * that fit go out, then the response ends);
    * `"drop"` discards that event (`send()` returns false, `stream.dropped` counts it) and
    * keeps the connection.
    *
@@ -419,12 +421,19 @@ class EventStream implements SseStream {
         this.#dropped++;
         return false;
       }
+      // No event taken yet, only the opening at most (a burst, such as a replay after
+      // Last-Event-ID, sent before the runtime started the body): what waits fits the mark and
+      // goes out, then the response ends, so the client gets a 200 and reconnects from the last
+      // event it got. Cut, the response would carry no event (Deno), or become a 500 when its
+      // head was not out yet (Node), after which EventSource never reconnects. A client that
+      // stopped reading is not taken for one: the runtime fills the socket's buffers first.
+      const unstarted = this.#enqueued - this.bufferedAmount <= this.#opening;
       this.end(
         new SseClosed(
           "overflow",
           `More than ${this.#highWaterMark} bytes waited for the client`,
         ),
-        true,
+        !unstarted,
       );
       return false;
     }
@@ -439,8 +448,11 @@ class EventStream implements SseStream {
     if (this.#ended) return;
     this.#ended = true;
     try {
-      if (cut) this.#controller.error(reason);
-      else {
+      if (cut) {
+        // Deno.serve reports a failed body as the server's failure; this one is meant.
+        Object.defineProperty(reason, INTENDED_CUT, { value: true });
+        this.#controller.error(reason);
+      } else {
         if (last !== undefined) this.#controller.enqueue(encoder.encode(last));
         this.#controller.close();
       }

@@ -32,7 +32,10 @@ import type { WebSocketConnection } from "../middleware/websocket.ts";
 /** A handler of {@linkcode Topics.subscribe}. */
 export type TopicHandler = (message: string, topic: string) => void;
 
-/** Ends a subscription; calling it again does nothing. */
+/**
+ * Ends a subscription: its handler is not called from then on, not even for the rest of a
+ * message being delivered when another handler ends it. Calling it again does nothing.
+ */
 export type Unsubscribe = () => void;
 
 /**
@@ -387,11 +390,17 @@ export function createTopics(options: TopicsOptions = {}): Topics {
         Promise.resolve(transport.listen(topic)).catch(() => {}),
       );
     }
-    // Each subscription is its own entry, so the same function may subscribe twice.
-    const entry: TopicHandler = (message, name) => handler(message, name);
+    // Each subscription is its own entry, so the same function may subscribe twice. An entry
+    // ended while a message is delivered is skipped for the rest of that delivery: the array
+    // being walked was made before, and a handler must not run once its unsubscribe returned.
+    let active = true;
+    const entry: TopicHandler = (message, name) => {
+      if (active) handler(message, name);
+    };
     subscribed.set.add(entry);
     subscribed.list = undefined;
     return () => {
+      active = false;
       const current = handlers.get(topic);
       if (current === undefined || !current.set.delete(entry)) return;
       current.list = undefined;

@@ -34,6 +34,14 @@ export const REQUEST_TARGET: unique symbol = Symbol("weft.requestTarget");
  */
 export const SHUTDOWN: unique symbol = Symbol("weft.shutdown");
 
+/**
+ * Marks the error with which a response body was failed on purpose, to cut the response (an
+ * event stream whose client fell behind, or which the server's shutdown ends): the server's
+ * error log leaves it out, since nothing failed. Deno.serve reports every failed body to its
+ * `onError`; the Node adapter logs none.
+ */
+export const INTENDED_CUT: unique symbol = Symbol("weft.intendedCut");
+
 /** What a server's shutdown tells the long-lived responses and sockets it serves. */
 export interface ShutdownRegistry {
   /** Whether shutdown has started; whoever registers from then on closes at once. */

@@ -79,6 +79,8 @@ export interface SsePeer {
   close(): void;
   /** Stops reading, so that the server's writes pile up. */
   pause(): void;
+  /** Reads again after pause(). */
+  resume(): void;
 }
 
 interface Feed {
@@ -94,6 +96,7 @@ function peer(
   parser: EventParser,
   close: () => void,
   pause: () => void,
+  resume: () => void,
 ): SsePeer {
   return {
     status,
@@ -124,6 +127,7 @@ function peer(
     },
     close,
     pause,
+    resume,
   };
 }
 
@@ -166,6 +170,7 @@ export function openHttp1(
           parser,
           () => request.destroy(),
           () => response.pause(),
+          () => response.resume(),
         ));
       });
       request.on("error", (error) => {
@@ -207,6 +212,7 @@ export function openHttp2(
             session.close();
           },
           () => stream.pause(),
+          () => stream.resume(),
         );
         // Not a spread: that would copy the getters' current values.
         resolve(Object.assign(open, { session }));

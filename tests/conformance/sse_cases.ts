@@ -293,11 +293,20 @@ export const sseCases: Record<string, (env: Env) => Promise<void>> = {
     ]);
     const server = serve(app, QUIET);
     const base = `http://127.0.0.1:${server.addr.port}`;
+    // The cut is the policy at work, not a failure: nothing reaches the server's error log
+    // (Deno.serve reports a failed body to onError, which serve() logged).
+    const logged: string[] = [];
+    const consoleError = console.error;
+    console.error = (...args: unknown[]) => logged.push(args.map(String).join(" "));
     try {
       const slow = await openHttp1(`${base}/flood?overflow=disconnect`);
       slow.pause();
       await eventually("the disconnect policy to act", () => outcomes.length === 1, 30_000);
       assert.deepEqual(outcomes, [{ kind: "overflow", queuedAtEnd: 0 }]);
+      slow.resume();
+      await slow.until("the cut", () => slow.ended, 30_000);
+      assert.ok(slow.ended, "the response ended");
+      assert.deepEqual(logged, []);
       slow.close();
       const dropping = await openHttp1(`${base}/flood?overflow=drop`);
       dropping.pause();
@@ -307,7 +316,55 @@ export const sseCases: Record<string, (env: Env) => Promise<void>> = {
       const ok = await env.curl([`${base}/ok`]);
       assert.equal(ok.body, "still serving");
     } finally {
+      console.error = consoleError;
       await withDeadline(server.shutdown(), 10_000, "the flood server to shut down");
+    }
+  },
+  async "sse: a burst past the high-water mark before the body starts ends after what fits"(env) {
+    // A reconnecting client's replay, sent at once: the runtime has taken nothing yet, so the
+    // events that fit go out with a 200 and the response ends; the client reconnects from the
+    // last one it got and the replay goes on. Cut, it was a 500 on Node (EventSource then never
+    // reconnects) and an empty 200 on Deno (a reconnection that never gets further).
+    const { get, router, serve, sse } = env.weft;
+    const kinds: string[] = [];
+    const app = router([
+      get("/replay", (ctx) =>
+        sse(ctx, (stream) => {
+          for (let id = Number(stream.lastEventId || 0) + 1; id <= 40; id++) {
+            if (!stream.send({ id: String(id), data: "r".repeat(30_000) })) break;
+          }
+          kinds.push(stream.isClosed ? (stream.signal.reason as Weft.SseClosed).kind : "open");
+        }, { highWaterMark: 200_000 })),
+    ]);
+    const server = serve(app, QUIET);
+    const logged: string[] = [];
+    const consoleError = console.error;
+    console.error = (...args: unknown[]) => logged.push(args.map(String).join(" "));
+    try {
+      const origin = `http://127.0.0.1:${server.addr.port}`;
+      const ids: string[] = [];
+      let last = "";
+      for (let connection = 0; connection < 20 && last !== "40"; connection++) {
+        const headers: Record<string, string> = last === "" ? {} : { "last-event-id": last };
+        const peer = connection % 2 === 0
+          ? await openHttp1(`${origin}/replay`, headers)
+          : await openHttp2(origin, "/replay", { headers });
+        await peer.until("the end of the response", () => peer.ended);
+        assert.equal(peer.status, 200);
+        assert.ok(peer.ended, "the response ended");
+        const events = peer.parser.events;
+        assert.ok(events.length > 0, `connection ${connection} got no event`);
+        for (const event of events) ids.push(event.lastEventId);
+        last = events.at(-1)!.lastEventId;
+        peer.close();
+      }
+      assert.deepEqual(ids, Array.from({ length: 40 }, (_, i) => String(i + 1)));
+      assert.equal(kinds.at(-1), "open");
+      assert.ok(kinds.slice(0, -1).every((kind) => kind === "overflow"), kinds.join());
+      assert.deepEqual(logged, []);
+    } finally {
+      console.error = consoleError;
+      await withDeadline(server.shutdown(), 10_000, "the replay server to shut down");
     }
   },
 };

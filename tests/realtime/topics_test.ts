@@ -69,6 +69,41 @@ Deno.test("a throwing subscriber is reported and the others still receive", asyn
   assert.equal(errors[0][1], "t");
 });
 
+Deno.test("a subscription ended while a message is delivered does not get that message", async () => {
+  // 2,000 subscribers; each even one ends the odd one after it before its turn comes, as a
+  // handler that tears down another connection's subscriptions would. A subscription that
+  // starts meanwhile gets the messages after this one.
+  const topics = createTopics();
+  const calls = new Array<number>(2_000).fill(0);
+  const stops: (() => void)[] = [];
+  const late: string[] = [];
+  for (let i = 0; i < 2_000; i++) {
+    stops.push(topics.subscribe("crowd", (message) => {
+      calls[i]++;
+      if (i % 2 === 0) stops[i + 1]();
+      if (i === 0 && message === "first") topics.subscribe("crowd", (m) => late.push(m));
+    }));
+  }
+  await topics.publish("crowd", "first");
+  await topics.publish("crowd", "second");
+  assert.deepEqual(
+    calls.flatMap((n, i) => n === (i % 2 === 0 ? 2 : 0) ? [] : [`${i}: ${n}`]),
+    [],
+  );
+  assert.deepEqual(late, ["second"]);
+  assert.equal(topics.subscribers("crowd"), 1_001);
+  // A handler that ends its own subscription is not called again either.
+  let own = 0;
+  const stop = topics.subscribe("self", () => {
+    own++;
+    stop();
+  });
+  await topics.publish("self", "1");
+  await topics.publish("self", "2");
+  assert.equal(own, 1);
+  await topics.close();
+});
+
 Deno.test("a subscriber that publishes for every message it gets is stopped and reported, not a hang", async () => {
   const errors: unknown[] = [];
   const topics = createTopics({ onError: (error) => errors.push(error) });
