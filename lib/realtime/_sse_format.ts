@@ -23,6 +23,13 @@ function field(what: string, value: string): string {
       `Cannot send the event: its ${what} contains a line break`,
     );
   }
+  // UTF-8 has no lone surrogate: it would go out as U+FFFD, so a listener of that type would
+  // never fire, and Last-Event-ID would come back as another id than the one sent.
+  if (!value.isWellFormed()) {
+    throw new TypeError(
+      `Cannot send the event: its ${what} contains a lone surrogate, which UTF-8 cannot carry`,
+    );
+  }
   return value;
 }
 

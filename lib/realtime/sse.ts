@@ -87,7 +87,8 @@ export interface SseStream {
    * @param event The event, or its data.
    * @returns Whether it was queued: false once closed and for an event the overflow policy
    * discarded.
-   * @throws {TypeError} When `event` or `id` contains a line break, or `id` contains NULL.
+   * @throws {TypeError} When `event` or `id` contains a line break or a lone surrogate, or `id`
+   * contains NULL.
    * @throws {RangeError} When `retry` is not a non-negative integer.
    */
   send(event: SseEvent | string): boolean;

@@ -32,6 +32,10 @@ Deno.test("formatEvent() refuses fields the format cannot carry", () => {
   assert.throws(() => formatEvent({ data: "x", event: "a\nb" }), TypeError);
   assert.throws(() => formatEvent({ data: "x", id: "a\rb" }), TypeError);
   assert.throws(() => formatEvent({ data: "x", id: "a\0b" }), /NULL/);
+  // A lone surrogate would go out as U+FFFD: another type, another Last-Event-ID.
+  assert.throws(() => formatEvent({ data: "x", id: "a\uD800b" }), /lone surrogate/);
+  assert.throws(() => formatEvent({ data: "x", event: "\uDC00" }), /lone surrogate/);
+  assert.equal(formatEvent({ data: "x", id: "\u{1F600}" }), "id: \u{1F600}\ndata: x\n\n");
   assert.throws(() => formatEvent({ data: "x", retry: -1 }), RangeError);
   assert.throws(() => formatEvent({ data: "x", retry: 1.5 }), RangeError);
   assert.throws(
