@@ -73,7 +73,9 @@ export interface RedisTransportOptions {
    */
   prefix?: string;
   /**
-   * Milliseconds to wait for both connections at start; past it the call rejects.
+   * Milliseconds to wait for both connections at start; past it the call rejects. A positive
+   * finite number, at most 2147483647 (a timer's limit); otherwise `redisTransport()` rejects
+   * with a `RangeError`.
    *
    * @default {10000}
    */
@@ -124,8 +126,8 @@ const MAX_TIMEOUT = 2_147_483_647;
  * @returns The transport, once both connections are ready.
  * @throws {TopicsUnavailableError} (as a rejection) When Redis is not reachable within
  * `connectTimeout`.
- * @throws {RangeError} (as a rejection) When `publishTimeout` is not a positive finite number
- * of milliseconds up to 2147483647.
+ * @throws {RangeError} (as a rejection) When `connectTimeout` or `publishTimeout` is not a
+ * positive finite number of milliseconds up to 2147483647.
  *
  * @example Topics shared by every process connected to one Redis (needs a server)
  * ```ts ignore
@@ -157,15 +159,18 @@ export async function redisTransport(
   const prefix = options.prefix ?? "weft:";
   const connectTimeout = options.connectTimeout ?? 10_000;
   const publishTimeout = options.publishTimeout ?? 5_000;
-  if (
-    typeof publishTimeout !== "number" || !(publishTimeout > 0) ||
-    publishTimeout > MAX_TIMEOUT
+  // Past MAX_TIMEOUT (Infinity included) a timer fires at once: connectTimeout: Infinity, meant
+  // as "wait as long as it takes", failed every connection at once as timed out.
+  for (
+    const [name, value] of [["connectTimeout", connectTimeout], ["publishTimeout", publishTimeout]]
   ) {
-    throw new RangeError(
-      `Cannot connect to Redis: publishTimeout ${
-        String(publishTimeout)
-      } is not a positive finite number of milliseconds up to ${MAX_TIMEOUT}`,
-    );
+    if (typeof value !== "number" || !(value > 0) || value > MAX_TIMEOUT) {
+      throw new RangeError(
+        `Cannot connect to Redis: ${name} ${
+          String(value)
+        } is not a positive finite number of milliseconds up to ${MAX_TIMEOUT}`,
+      );
+    }
   }
   const common: RedisOptions = {
     retryStrategy: (times) => Math.min(times * 50, 2_000),

@@ -49,6 +49,20 @@ export async function publishTimeoutValidation(
         ),
       `publishTimeout ${String(bad)}`,
     );
+    // connectTimeout alike: past a timer's limit it fired at once, so Infinity ("as long as it
+    // takes") failed every connection at once as timed out.
+    await assert.rejects(
+      withDeadline(
+        redisTransport({ url: "redis://127.0.0.1:1", connectTimeout: bad as number }),
+        10_000,
+        `redisTransport() with connectTimeout ${String(bad)}`,
+      ),
+      (error: unknown) =>
+        error instanceof RangeError && /connectTimeout .* is not a positive finite/.test(
+          error.message,
+        ),
+      `connectTimeout ${String(bad)}`,
+    );
   }
 }
 

@@ -189,7 +189,7 @@ Deno.test("redisTransport() reconnects after Redis restarts; publishing while it
   }
 });
 
-Deno.test("redisTransport(): publishTimeout other than a positive finite number is a RangeError", () =>
+Deno.test("redisTransport(): connectTimeout or publishTimeout other than a positive finite number is a RangeError", () =>
   publishTimeoutValidation({ weft: { createTopics, TopicsUnavailableError }, redisTransport }));
 
 Deno.test("redisTransport() with Redis stalled: publish() rejects after publishTimeout, close() ends, both work again when it resumes", async () => {
