@@ -8,12 +8,7 @@ import { createApp, type InternalApp, RESPOND } from "./_app.ts";
 import { problem } from "./http/problem.ts";
 import { describeError } from "./http/_log_escape.ts";
 import { serve as runtimeServe, writeStderr } from "./server/deno.ts";
-import {
-  type ConnInfo,
-  type FetchFunction,
-  INTENDED_CUT,
-  type ServerAddr,
-} from "./server/types.ts";
+import type { ConnInfo, FetchFunction, ServerAddr } from "./server/types.ts";
 import type { App, Handler } from "./types.ts";
 
 /** Options of {@linkcode serve}. */
@@ -148,12 +143,8 @@ export function serve(
     }),
     // What fails outside a Weft app's own recovery (a handler of a plain fetch app that throws,
     // a response the runtime cannot send): logged as the app's errors are, then a 500.
-    // A body failed on purpose (an event stream cut: a client that fell behind, the shutdown)
-    // is not a failure: Deno.serve reports it here too, after the head went out.
     onError: (error) => {
-      if (!(typeof error === "object" && error !== null && INTENDED_CUT in error)) {
-        console.error(`weft: a request failed in the server: ${describeError(error)}`);
-      }
+      console.error(`weft: a request failed in the server: ${describeError(error)}`);
       return problem({ status: 500 });
     },
     app: weft,

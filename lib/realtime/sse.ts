@@ -451,7 +451,7 @@ class EventStream implements SseStream {
     try {
       if (cut) {
         // Deno.serve reports a failed body as the server's failure; this one is meant.
-        Object.defineProperty(reason, INTENDED_CUT, { value: true });
+        Object.defineProperty(reason, INTENDED_CUT, { value: new Response(null, { status: 500 }) });
         this.#controller.error(reason);
       } else {
         if (last !== undefined) this.#controller.enqueue(encoder.encode(last));

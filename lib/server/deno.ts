@@ -20,7 +20,7 @@ import type {
   ShutdownRegistry,
   SyncFile,
 } from "./types.ts";
-import { SHUTDOWN } from "./types.ts";
+import { INTENDED_CUT, SHUTDOWN } from "./types.ts";
 import { isHost } from "../http/host.ts";
 import { problem } from "../http/problem.ts";
 import { atHand } from "./_deno_body.ts";
@@ -247,7 +247,12 @@ export function serve(fetch: FetchFunction, options: RuntimeServeOptions): Runti
     port: options.port,
     hostname: options.hostname,
     onListen: options.onListen ?? (() => {}),
-    onError: options.onError,
+    // A body failed on purpose (sse() cutting a client that fell behind) is no failure, but
+    // Deno.serve reports every failed body to onError, which serve() logs: such an error
+    // carries the answer itself (ignored, since the head went out).
+    onError: (error) =>
+      (error as { [INTENDED_CUT]?: Response } | undefined)?.[INTENDED_CUT] ??
+        options.onError!(error),
     ...tls,
   }, (request, info) => {
     // Deno builds request.url from Host: a Host with a path in it would choose the route.

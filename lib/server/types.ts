@@ -36,11 +36,12 @@ export const SHUTDOWN: unique symbol = Symbol("weft.shutdown");
 
 /**
  * Marks the error with which a response body was failed on purpose, to cut the response (an
- * event stream whose client fell behind, or which the server's shutdown ends): the server's
- * error log leaves it out, since nothing failed. Deno.serve reports every failed body to its
- * `onError`; the Node adapter logs none.
+ * event stream whose client fell behind, or which the server's shutdown ends), and holds the
+ * Response the Deno adapter's `onError` returns for it instead of reporting it: Deno.serve
+ * reports every failed body to `onError`, which `serve()` logs as a failure of the server. The
+ * Node adapter reports no failed body.
  */
-export const INTENDED_CUT: unique symbol = Symbol("weft.intendedCut");
+export const INTENDED_CUT: unique symbol = /* @__PURE__ */ Symbol("weft.cut");
 
 /** What a server's shutdown tells the long-lived responses and sockets it serves. */
 export interface ShutdownRegistry {
