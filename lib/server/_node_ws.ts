@@ -6,7 +6,7 @@ import type { Socket } from "node:net";
 // @ts-types="@types/ws"
 import type * as Ws from "ws";
 import type { RuntimeSocket, RuntimeSocketEvents, RuntimeUpgradeOptions } from "./types.ts";
-import { hold, spill, textFrame } from "./_node_ws_write.ts";
+import { binaryFrame, hold, spill, textFrame } from "./_node_ws_write.ts";
 
 type WsSocket = Ws.WebSocket;
 
@@ -111,11 +111,11 @@ export function upgradeWebSocket(
     send(data) {
       if (ws === undefined || ws.readyState !== 1) return;
       hold(upgrade.socket);
-      // A text frame goes to the socket as made once for every socket that sends this text;
-      // ws writes its frames straight to the socket too (it queues only while compressing or
-      // reading a Blob, and Weft enables neither), so the frames keep their order.
-      if (typeof data === "string") upgrade.socket.write(textFrame(data));
-      else ws.send(data);
+      // A text frame goes to the socket as made once for every socket that sends this text,
+      // a binary frame with a copy of the bytes (the caller may reuse them at once); ws writes
+      // its own frames (pings, close) straight to the socket too (it queues only while
+      // compressing or reading a Blob, and Weft enables neither), so the frames keep their order.
+      upgrade.socket.write(typeof data === "string" ? textFrame(data) : binaryFrame(data));
       spill(upgrade.socket);
     },
     close(code, reason) {

@@ -37,9 +37,34 @@ function flush(): void {
 export function textFrame(text: string): Buffer {
   if (text === lastText) return lastFrame!;
   const length = Buffer.byteLength(text);
+  const frame = framed(0x81, length); // FIN, opcode 1 (text)
+  frame.write(text, frame.length - length, "utf8");
+  endOfTick();
+  lastText = text;
+  lastFrame = frame;
+  return frame;
+}
+
+/**
+ * The bytes of an unmasked, unfragmented binary frame carrying a copy of `data`: the caller may
+ * change or reuse `data` as soon as send() returns, as with a WebSocket's send() (and on Deno),
+ * although the socket holds what is written to it until the tick ends and the kernel took it.
+ * Handed to `ws` instead, the bytes were not copied: a buffer filled anew for each of several
+ * messages in one tick sent its last content several times.
+ */
+export function binaryFrame(data: Uint8Array): Buffer {
+  const length = data.byteLength;
+  const frame = framed(0x82, length); // FIN, opcode 2 (binary)
+  frame.set(data, frame.length - length);
+  return frame;
+}
+
+// A frame of `length` payload bytes with its header written: the first byte, then the length
+// in 7, 7+16 or 7+64 bits.
+function framed(first: number, length: number): Buffer {
   const header = length < 126 ? 2 : length < 65_536 ? 4 : 10;
   const frame = Buffer.allocUnsafe(header + length);
-  frame[0] = 0x81; // FIN, opcode 1 (text)
+  frame[0] = first;
   if (header === 2) frame[1] = length;
   else if (header === 4) {
     frame[1] = 126;
@@ -48,10 +73,6 @@ export function textFrame(text: string): Buffer {
     frame[1] = 127;
     frame.writeBigUInt64BE(BigInt(length), 2);
   }
-  frame.write(text, header, "utf8");
-  endOfTick();
-  lastText = text;
-  lastFrame = frame;
   return frame;
 }
 

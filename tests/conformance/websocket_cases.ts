@@ -373,6 +373,40 @@ export const websocketCases: Record<string, (env: Env) => Promise<void>> = {
     });
   },
 
+  async "websocket: send() takes the bytes as they are at the call; the caller may reuse them"(
+    env,
+  ) {
+    // One buffer filled anew for each message of a burst: on Node the socket is corked until the
+    // tick ends and `ws` did not copy, so every message carried the last content.
+    const { get, router } = env.weft;
+    const app = router([
+      get(
+        "/ws",
+        weft(env).websocket({
+          onMessage(socket: WebSocketConnection) {
+            const buffer = new Uint8Array(300);
+            for (let i = 0; i < 5; i++) {
+              buffer.fill(i);
+              socket.send(buffer);
+              socket.send(buffer.subarray(1, 2));
+            }
+          },
+        }),
+      ),
+    ]);
+    await withServer(env, app, async (port) => {
+      const client = await openClient(env, `ws://127.0.0.1:${port}/ws`);
+      client.send("go");
+      const got: number[][] = [];
+      for (let i = 0; i < 10; i++) {
+        const bytes = new Uint8Array(await nextMessage(client) as ArrayBuffer);
+        got.push([bytes.length, ...new Set(bytes)]);
+      }
+      assert.deepEqual(got, [0, 1, 2, 3, 4].flatMap((i) => [[300, i], [1, i]]));
+      client.close();
+    });
+  },
+
   async "websocket: 200 concurrent clients × 1,000 messages, none lost or reordered"(env) {
     const seen = newSeen();
     const clients = 200;
