@@ -27,7 +27,6 @@ import {
   sse,
   TopicsUnavailableError,
   websocket,
-  type WebSocketConnection,
 } from "../mod.ts";
 import { redisTransport } from "../lib/realtime/redis.ts";
 
@@ -36,20 +35,15 @@ const url = Deno.env.get("REDIS_URL") ?? "redis://127.0.0.1:6379";
 const name = `${Deno.pid}`;
 const stop = new AbortController();
 const topics = createTopics({ transport: await redisTransport({ url }) });
-// Each socket's subscriptions, ended in onClose at once (else at the next message it misses).
-const detach = new WeakMap<WebSocketConnection, () => void>();
 
 const app = router([
   get(
     "/ws",
     websocket({
       async onOpen(socket) {
-        detach.set(socket, topics.attach(socket, ["feed"]));
+        topics.attach(socket, ["feed"]); // the subscription ends as the socket closes
         await topics.ready("feed"); // Redis acknowledged the subscription: the feed flows
         socket.send(`hello ${name}`);
-      },
-      onClose(socket) {
-        detach.get(socket)?.();
       },
     }),
   ),

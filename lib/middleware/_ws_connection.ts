@@ -12,6 +12,13 @@ import type {
 
 const encoder = /* @__PURE__ */ new TextEncoder();
 
+/**
+ * The key under which a connection keeps the functions to call once it has closed, before
+ * `onClose`: `topics.attach()` ends a socket's subscriptions there. Registered, so that
+ * lib/realtime/topics.ts finds it without importing this module.
+ */
+export const ON_CLOSED: unique symbol = /* @__PURE__ */ Symbol.for("weft.ws.onClosed") as never;
+
 // RFC 6455 §7.4.1 and the IANA registry: codes an endpoint may send. 1004 is reserved; 1005,
 // 1006 and 1015 must never appear on the wire; 1012-1014 were registered after the RFC.
 function sendable(code: number): boolean {
@@ -43,6 +50,8 @@ export class Connection implements WebSocketConnection {
   #busy = false;
   #queue: Pending[] = [];
   #queuedBytes = 0;
+  /** Called once the connection has closed (see {@linkcode ON_CLOSED}). */
+  readonly [ON_CLOSED]: (() => void)[] = [];
 
   constructor(ctx: Context, handlers: WebSocketHandlers, limits: QueueLimits) {
     this.ctx = ctx;
@@ -106,6 +115,7 @@ export class Connection implements WebSocketConnection {
         // No one is left to answer: messages not yet handed to a handler are dropped, and the
         // running call is followed by the close frame and onClose only.
         this.#drop();
+        for (const closed of this[ON_CLOSED].splice(0)) closed();
         if (byPeer) this.#message({ type: "close", code, reason });
         if (onClose !== undefined) this.#dispatch(() => onClose(this, code, reason));
       },

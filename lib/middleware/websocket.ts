@@ -132,7 +132,9 @@ function fail(detail: string): never {
  * 1006 instead of 1007; `onError` gets "Invalid UTF-8", `onClose` 1006); and once the server
  * has started to close, it drops the connection on the next data frame, often before its close
  * frame went out (a client closed with 1008 while it floods the handler sees 1006; `onClose`
- * gets 1008). The Node build closes with 1007 and 1009 while receiving, sends every close
+ * gets 1008); it takes an unmasked frame from a client as a message (RFC 6455 §5.1 says to
+ * fail the connection), and drops the connection without a 1002 close frame on a malformed
+ * frame. The Node build closes with 1002, 1007 and 1009 while receiving, sends every close
  * frame, and surfaces pings and pongs.
  *
  * @param handlers `onOpen`, `onMessage`, `onClose` and `onError`, all optional.

@@ -226,9 +226,10 @@ export interface Topics {
   subscribe(topic: string, handler: TopicHandler): Unsubscribe;
   /**
    * Sends every message of `topics` to a WebSocket or an SSE stream until it closes: the
-   * subscriptions end by themselves when the stream's signal aborts or when a message finds
-   * the socket closed (call the returned function in `onClose` to end them at once). A
-   * WebSocket whose client stops reading is bounded by `highWaterMark` and `overflow`.
+   * subscriptions end by themselves when the stream's signal aborts or when a socket of
+   * `websocket()` closes (another object with the shape of a connection loses them when a
+   * message finds it closed). A WebSocket whose client stops reading is bounded by
+   * `highWaterMark` and `overflow`.
    *
    * @param target A WebSocket connection (in `onOpen`) or an SSE stream.
    * @param topics The topics to follow.
@@ -479,6 +480,12 @@ export function createTopics(options: TopicsOptions = {}): Topics {
       if (isStream(target)) {
         if (target.isClosed) stop();
         else target.signal.addEventListener("abort", stop, { once: true });
+      } else if (target.readyState === "closed") stop();
+      else {
+        // A socket of websocket() ends the subscriptions as it closes: a topic that gets no
+        // message for a long time would otherwise hold every socket that left (and its
+        // context) until its next message.
+        (target as { [ON_CLOSED]?: (() => void)[] })[ON_CLOSED]?.push(stop);
       }
       return stop;
     },
@@ -492,6 +499,10 @@ export function createTopics(options: TopicsOptions = {}): Topics {
     },
   };
 }
+
+// Where a connection of websocket() keeps what to call once closed (lib/middleware/
+// _ws_connection.ts), found through the registry so that topics import none of it.
+const ON_CLOSED = Symbol.for("weft.ws.onClosed");
 
 // The handlers of one topic, and the array deliver() walks, made again after each change.
 interface Subscribed {

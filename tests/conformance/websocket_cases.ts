@@ -407,6 +407,44 @@ export const websocketCases: Record<string, (env: Env) => Promise<void>> = {
     });
   },
 
+  async "websocket: topics attached to a socket end as it closes, with no message to find it closed"(
+    env,
+  ) {
+    const { createTopics, get, router } = env.weft as WithWebSocket & typeof Weft;
+    const topics = createTopics();
+    const app = router([
+      get(
+        "/ws",
+        weft(env).websocket({
+          onOpen(socket: WebSocketConnection) {
+            topics.attach(socket, ["quiet", "also-quiet"]);
+            socket.send("attached");
+          },
+          onMessage(socket: WebSocketConnection, frame: WebSocketFrame) {
+            if (frame.type === "text" && frame.text === "bye") socket.close(1000, "bye");
+          },
+        }),
+      ),
+    ]);
+    await withServer(env, app, async (port) => {
+      // closed by the client, and by the server
+      for (const how of ["client", "server"]) {
+        const client = await openClient(env, `ws://127.0.0.1:${port}/ws`);
+        assert.equal(await nextMessage(client), "attached");
+        assert.equal(topics.subscribers("quiet"), 1);
+        const done = closed(client);
+        if (how === "client") client.close();
+        else client.send("bye");
+        await done;
+        await eventually(
+          `the subscriptions of a socket closed by the ${how} to end`,
+          () => topics.subscribers("quiet") === 0 && topics.subscribers("also-quiet") === 0,
+        );
+      }
+    });
+    await topics.close();
+  },
+
   async "websocket: 200 concurrent clients × 1,000 messages, none lost or reordered"(env) {
     const seen = newSeen();
     const clients = 200;

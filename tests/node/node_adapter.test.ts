@@ -3,7 +3,14 @@
 // connections, nanosecond mtimes; and Node's side of every flag in runtime_differences.ts,
 // each test named after its flag.
 import { createHash } from "node:crypto";
-import { mkdtempSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  mkdtempSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import * as http from "node:http";
 import * as http2 from "node:http2";
 import { connect, type Socket } from "node:net";
@@ -17,7 +24,15 @@ import * as weft from "weft";
 import * as wsgi from "weft/wsgi";
 import { eventually, withDeadline } from "../_deadline.ts";
 import { caFile, cert, curl, key } from "./env.ts";
-import { RUNTIME_DIFFERENCES, type RuntimeDifferenceName } from "./runtime_differences.ts";
+import {
+  RUNTIME_DIFFERENCES,
+  type RuntimeDifferenceName,
+} from "./runtime_differences.ts";
+import {
+  clientFrame,
+  handshake,
+  RawClient,
+} from "../conformance/websocket_cases.ts";
 
 const QUIET = { hostname: "127.0.0.1", port: 0, onListen() {} };
 
@@ -145,11 +160,15 @@ function readUntil(socket: Socket, pattern: RegExp): Promise<string> {
 function readToClose(socket: Socket, ms: number): Promise<string> {
   let seen = "";
   socket.on("data", (chunk: Buffer) => seen += chunk.toString("latin1"));
-  const closed = new Promise<string>((resolve) => socket.once("close", () => resolve(seen)));
-  return withDeadline(closed, ms, "the server to close the connection").catch((error) => {
-    socket.destroy();
-    throw new Error(`${error.message}; received: ${seen.slice(0, 300)}`);
-  });
+  const closed = new Promise<string>((resolve) =>
+    socket.once("close", () => resolve(seen))
+  );
+  return withDeadline(closed, ms, "the server to close the connection").catch(
+    (error) => {
+      socket.destroy();
+      throw new Error(`${error.message}; received: ${seen.slice(0, 300)}`);
+    },
+  );
 }
 
 // GET /short: 100 bytes declared, 20 delivered in two chunks; GET /broken: 100 declared, 10
@@ -186,7 +205,10 @@ function misdeclared(): weft.App {
         }),
         declared(100),
       )),
-    weft.get("/one", () => new Response(ReadableStream.from([ten]), declared(100))),
+    weft.get(
+      "/one",
+      () => new Response(ReadableStream.from([ten]), declared(100)),
+    ),
     weft.get("/long", () => twoChunks(15)),
     weft.get("/wrong", () => new Response("abc", declared(10))),
     weft.get("/next", () => new Response("NEXT RESPONSE")),
@@ -443,7 +465,10 @@ describe("requests", () => {
       );
       await readUntil(socket, /^HTTP\/1\.1 503 /); // timeout() answered; the read goes on
       socket.destroy(); // the client leaves without the rest of the body
-      assert.equal(await withDeadline(outcome, 5_000, "the handler's read to settle"), "failed");
+      assert.equal(
+        await withDeadline(outcome, 5_000, "the handler's read to settle"),
+        "failed",
+      );
     });
   });
 
@@ -476,7 +501,9 @@ describe("requests", () => {
       );
       assert.ok(
         beforeReading <= 24 * chunk.byteLength,
-        `${beforeReading / chunk.byteLength} MiB went out before the app read anything`,
+        `${
+          beforeReading / chunk.byteLength
+        } MiB went out before the app read anything`,
       );
       assert.deepEqual(JSON.parse(await answer), {
         total: totalMiB * chunk.byteLength,
@@ -505,7 +532,8 @@ describe("requests", () => {
     const app = weft.router([
       weft.get(
         "/one",
-        () => new Response(ReadableStream.from([new TextEncoder().encode("one")])),
+        () =>
+          new Response(ReadableStream.from([new TextEncoder().encode("one")])),
       ),
       weft.get("/two", () => new Response(twoChunks())),
     ]);
@@ -544,12 +572,22 @@ describe("responses", () => {
         );
         // Node's own getters read the real response behind a light one: the same status
         const status = Object.getOwnPropertyDescriptor(native, "status")!.get!;
-        const statusText = Object.getOwnPropertyDescriptor(native, "statusText")!.get!;
-        const missing = new Response("gone", { status: 404, statusText: "Gone Away" });
+        const statusText = Object.getOwnPropertyDescriptor(
+          native,
+          "statusText",
+        )!.get!;
+        const missing = new Response("gone", {
+          status: 404,
+          statusText: "Gone Away",
+        });
         await missing.text();
-        assert.deepEqual([status.call(missing), statusText.call(missing)], [404, "Gone Away"]);
+        assert.deepEqual([status.call(missing), statusText.call(missing)], [
+          404,
+          "Gone Away",
+        ]);
         assert.equal(
-          (native.clone.call(new Response(null, { status: 204 })) as Response).status,
+          (native.clone.call(new Response(null, { status: 204 })) as Response)
+            .status,
           204,
         );
         assert.equal(made.status, 201);
@@ -612,12 +650,21 @@ describe("responses", () => {
         return res;
       },
     );
-    const app = weft.chain(layers, weft.router([weft.get("/", (ctx) => ctx.json({ ok: true }))]));
+    const app = weft.chain(
+      layers,
+      weft.router([weft.get("/", (ctx) => ctx.json({ ok: true }))]),
+    );
     await withServer(app, async (base) => {
-      const res = await withDeadline(fetch(`${base}/`), 10_000, "GET / through ten async layers");
+      const res = await withDeadline(
+        fetch(`${base}/`),
+        10_000,
+        "GET / through ten async layers",
+      );
       assert.equal(res.status, 200);
       assert.deepEqual(await res.json(), { ok: true });
-      for (let i = 0; i < 10; i++) assert.equal(res.headers.get(`x-layer-${i}`), "1");
+      for (let i = 0; i < 10; i++) {
+        assert.equal(res.headers.get(`x-layer-${i}`), "1");
+      }
     });
     assert.deepEqual(seen, Array(10).fill("undefined"));
     const made = new Response("made");
@@ -744,7 +791,10 @@ describe("responses", () => {
         "GET /firehose HTTP/1.1\r\nhost: localhost\r\n\r\n",
       );
       socket.pause(); // never read: the kernel buffers fill, then Node's, then nothing is pulled
-      const stalled = await settled(() => pulled, "the unread response to stop being pulled");
+      const stalled = await settled(
+        () => pulled,
+        "the unread response to stop being pulled",
+      );
       await settled(() => pulled, "the unread response to stay stalled");
       assert.ok(
         stalled * chunk.byteLength < 64 * 1024 * 1024,
@@ -762,7 +812,10 @@ describe("responses", () => {
     const te = { "transfer-encoding": "chunked" };
     const app = weft.router([
       weft.get("/text", () => new Response("text", { headers: te })),
-      weft.get("/headers", () => new Response("headers", { headers: new Headers(te) })),
+      weft.get(
+        "/headers",
+        () => new Response("headers", { headers: new Headers(te) }),
+      ),
       weft.get("/two", () => new Response(twoChunks(), { headers: te })),
     ]);
     await withServer(app, async (_base, server) => {
@@ -781,7 +834,11 @@ describe("responses", () => {
         const fields = seen.slice(0, seen.indexOf("\r\n\r\n") + 2);
         assert.match(fields, head, path);
         // one framing field, written once (node:http's own spelling when it chunks)
-        assert.equal(fields.match(/\r\n(transfer-encoding|content-length):/gi)?.length, 1, fields);
+        assert.equal(
+          fields.match(/\r\n(transfer-encoding|content-length):/gi)?.length,
+          1,
+          fields,
+        );
       }
     });
   });
@@ -798,23 +855,38 @@ describe("responses", () => {
         const seen = await readToClose(socket, 3_000);
         assert.doesNotMatch(seen, /NEXT RESPONSE/, path);
         assert.ok(seen.split("HTTP/1.1 ").length <= 2, `${path}: ${seen}`);
-        if (seen !== "") assert.match(seen, /^HTTP\/1\.1 200 OK\r\n[^]*content-length: 100\r\n/i);
+        if (seen !== "") {
+          assert.match(
+            seen,
+            /^HTTP\/1\.1 200 OK\r\n[^]*content-length: 100\r\n/i,
+          );
+        }
       }
     });
   });
 
   test("a body longer than its Content-Length is cut there; a known body gets its own length", async () => {
     await withServer(misdeclared(), async (_base, server) => {
-      for (const [path, body] of [["/long", "x".repeat(15)], ["/wrong", "abc"]]) {
+      for (
+        const [path, body] of [["/long", "x".repeat(15)], ["/wrong", "abc"]]
+      ) {
         const socket = await rawRequest(
           server.addr.port,
           `GET ${path} HTTP/1.1\r\nhost: localhost\r\n\r\n` +
             "GET /next HTTP/1.1\r\nhost: localhost\r\n\r\n",
         );
-        const seen = await withDeadline(readUntil(socket, /NEXT RESPONSE$/), 3_000, path);
+        const seen = await withDeadline(
+          readUntil(socket, /NEXT RESPONSE$/),
+          3_000,
+          path,
+        );
         socket.destroy();
         const [first, second] = seen.split(/(?=HTTP\/1\.1 )/);
-        assert.match(first, new RegExp(`content-length: ${body.length}\r\n`, "i"), path);
+        assert.match(
+          first,
+          new RegExp(`content-length: ${body.length}\r\n`, "i"),
+          path,
+        );
         assert.ok(first.endsWith(`\r\n\r\n${body}`), `${path}: ${first}`);
         assert.match(second, /^HTTP\/1\.1 200 OK\r\n/, path);
       }
@@ -827,7 +899,14 @@ describe("responses", () => {
     const app = weft.router([weft.get("/", () => new Response("ok"))]);
     await withServer(app, async (base) => {
       const cookie = `Cookie: a=${"x".repeat(65_536)}`;
-      const res = await curl(["--http1.1", "--cacert", caFile, "-H", cookie, `${base}/`]);
+      const res = await curl([
+        "--http1.1",
+        "--cacert",
+        caFile,
+        "-H",
+        cookie,
+        `${base}/`,
+      ]);
       assert.equal(res.status, 431);
     }, true);
   });
@@ -885,7 +964,11 @@ describe("HTTP/2 streams", () => {
         const stream = session.request({ ":path": path });
         stream.on("error", () => {});
         stream.resume();
-        await withDeadline(new Promise((r) => stream.once("close", r)), 3_000, `${path} to close`);
+        await withDeadline(
+          new Promise((r) => stream.once("close", r)),
+          3_000,
+          `${path} to close`,
+        );
         assert.equal(stream.rstCode, NGHTTP2_INTERNAL_ERROR, path);
       }
       const next = await withDeadline(
@@ -912,7 +995,9 @@ describe("HTTP/2 streams", () => {
       );
       assert.ok(
         beforeReading <= 8 * chunk.byteLength,
-        `${beforeReading / chunk.byteLength} MiB went out before the app read anything`,
+        `${
+          beforeReading / chunk.byteLength
+        } MiB went out before the app read anything`,
       );
       assert.deepEqual(await result, {
         status: 200,
@@ -955,28 +1040,35 @@ describe("HTTP/2 streams", () => {
     // the client ends its side; handed to node:http2 so, the session never saw the client go.
     let cancelled!: () => void;
     const cancel = new Promise<void>((resolve) => cancelled = resolve);
-    await withServer(weft.router([endless(() => cancelled())]), async (_base, server) => {
-      const socket = connect({ port: server.addr.port, host: "127.0.0.1" });
-      const session = http2.connect(`http://127.0.0.1:${server.addr.port}`, {
-        createConnection: () => socket,
-      });
-      session.on("error", () => {});
-      try {
-        const stream = session.request({ ":path": "/endless" });
-        stream.on("error", () => {});
-        await withDeadline(
-          new Promise((resolve) => stream.once("data", resolve)),
-          5_000,
-          "the first tick",
-        );
-        stream.pause();
-        socket.end(); // FIN: the client is gone
-        await withDeadline(cancel, 5_000, "the body to be cancelled once the client left");
-      } finally {
-        session.destroy();
-        socket.destroy();
-      }
-    });
+    await withServer(
+      weft.router([endless(() => cancelled())]),
+      async (_base, server) => {
+        const socket = connect({ port: server.addr.port, host: "127.0.0.1" });
+        const session = http2.connect(`http://127.0.0.1:${server.addr.port}`, {
+          createConnection: () => socket,
+        });
+        session.on("error", () => {});
+        try {
+          const stream = session.request({ ":path": "/endless" });
+          stream.on("error", () => {});
+          await withDeadline(
+            new Promise((resolve) => stream.once("data", resolve)),
+            5_000,
+            "the first tick",
+          );
+          stream.pause();
+          socket.end(); // FIN: the client is gone
+          await withDeadline(
+            cancel,
+            5_000,
+            "the body to be cancelled once the client left",
+          );
+        } finally {
+          session.destroy();
+          socket.destroy();
+        }
+      },
+    );
   });
 
   test("a stream reset in the packet of its HEADERS is dropped, with or without Expect; the server goes on", async () => {
@@ -1018,7 +1110,9 @@ describe("HTTP/2 streams", () => {
         ":path": "/echo",
         expect: "100-continue",
       });
-      const continued = new Promise<void>((resolve) => stream.once("continue", resolve));
+      const continued = new Promise<void>((resolve) =>
+        stream.once("continue", resolve)
+      );
       const result = answer(stream);
       await withDeadline(continued, 5_000, "the 100 response");
       stream.end("after continue");
@@ -1039,9 +1133,11 @@ describe("limits and shutdown", () => {
     const app = weft.router([weft.get("/", () => new Response("ok"))]);
     for (const tls of [false, true]) {
       await withServer(app, async (base) => {
-        const flags = tls ? ["--http1.1", "--cacert", (await import("./env.ts")).caFile] : [
-          "--http1.1",
-        ];
+        const flags = tls
+          ? ["--http1.1", "--cacert", (await import("./env.ts")).caFile]
+          : [
+            "--http1.1",
+          ];
         const ok = await curl([
           ...flags,
           "-H",
@@ -1122,8 +1218,14 @@ describe("limits and shutdown", () => {
       );
       assert.match(await readToClose(http11, 5_000), /^HTTP\/1\.1 400 /);
       assert.equal(calls, 0);
-      const http10 = await rawRequest(server.addr.port, "GET / HTTP/1.0\r\n\r\n");
-      assert.match(await readToClose(http10, 5_000), /^HTTP\/1\.[01] 200 [^]*reached$/);
+      const http10 = await rawRequest(
+        server.addr.port,
+        "GET / HTTP/1.0\r\n\r\n",
+      );
+      assert.match(
+        await readToClose(http10, 5_000),
+        /^HTTP\/1\.[01] 200 [^]*reached$/,
+      );
       assert.equal(calls, 1);
     });
   });
@@ -1133,7 +1235,9 @@ describe("limits and shutdown", () => {
       weft.router([
         weft.post("/copy", async (ctx) => {
           ctx.bodyLimit = 16;
-          const copy = init === undefined ? new Request(ctx.req) : new Request(ctx.req, init);
+          const copy = init === undefined
+            ? new Request(ctx.req)
+            : new Request(ctx.req, init);
           return ctx.text(String((await copy.text()).length));
         }),
       ]);
@@ -1145,7 +1249,9 @@ describe("limits and shutdown", () => {
         await res.body?.cancel();
       });
       // A Request of Node's own, given to app.fetch(), is copied unbounded, as on Deno.
-      const direct = await copied(init).fetch(new Request("http://x/copy", upload()));
+      const direct = await copied(init).fetch(
+        new Request("http://x/copy", upload()),
+      );
       assert.equal(await direct.text(), "64");
     }
   });
@@ -1203,22 +1309,41 @@ describe("limits and shutdown", () => {
       "GET /quick HTTP/1.1\r\nhost: localhost\r\n\r\n",
     );
     await readUntil(idle, /quick$/);
-    const idleClosed = new Promise<void>((resolve) => idle.once("close", () => resolve()));
+    const idleClosed = new Promise<void>((resolve) =>
+      idle.once("close", () => resolve())
+    );
     // half a head: node:http stops timing heads once the server closes, so it is closed, not
     // waited for (as Deno.serve does)
-    const stalled = await rawRequest(server.addr.port, "GET /quick HTTP/1.1\r\nhost: loc");
-    const stalledClosed = new Promise<void>((resolve) => stalled.once("close", () => resolve()));
+    const stalled = await rawRequest(
+      server.addr.port,
+      "GET /quick HTTP/1.1\r\nhost: loc",
+    );
+    const stalledClosed = new Promise<void>((resolve) =>
+      stalled.once("close", () => resolve())
+    );
     const busy = await rawRequest(
       server.addr.port,
       "GET /slow HTTP/1.1\r\nhost: localhost\r\n\r\n",
     );
-    await withDeadline(held.reached, 5_000, "the busy request to reach its handler");
+    await withDeadline(
+      held.reached,
+      5_000,
+      "the busy request to reach its handler",
+    );
     const started = Date.now();
     const closing = server.shutdown();
     await withDeadline(idleClosed, 2_000, "the idle connection to close");
-    await withDeadline(stalledClosed, 2_000, "the connection with half a head to close");
+    await withDeadline(
+      stalledClosed,
+      2_000,
+      "the connection with half a head to close",
+    );
     held.release();
-    const answer = await withDeadline(readUntil(busy, /slow$/), 5_000, "the busy answer");
+    const answer = await withDeadline(
+      readUntil(busy, /slow$/),
+      5_000,
+      "the busy answer",
+    );
     assert.match(answer, /connection: close/i);
     await withDeadline(closing, 5_000, "shutdown()");
     await withDeadline(server.finished, 5_000, "server.finished");
@@ -1226,13 +1351,23 @@ describe("limits and shutdown", () => {
   });
 
   test("shutdown() closes a TLS HTTP/1.1 connection with half a head", async () => {
-    const server = weft.serve(() => new Response("tls"), { ...QUIET, cert, key });
+    const server = weft.serve(() => new Response("tls"), {
+      ...QUIET,
+      cert,
+      key,
+    });
     const tls = await tlsHttp11(server.addr.port);
     tls.write("GET / HTTP/1.1\r\nhost: loc");
-    const closed = new Promise<void>((resolve) => tls.once("close", () => resolve()));
+    const closed = new Promise<void>((resolve) =>
+      tls.once("close", () => resolve())
+    );
     tls.resume();
     const closing = server.shutdown();
-    await withDeadline(closed, 2_000, "the connection with half a head to close");
+    await withDeadline(
+      closed,
+      2_000,
+      "the connection with half a head to close",
+    );
     await withDeadline(closing, 5_000, "shutdown()");
   });
 
@@ -1241,12 +1376,16 @@ describe("limits and shutdown", () => {
     const app = weft.router([held.route]);
     const server = weft.serve(app, QUIET);
     const session = http2.connect(`http://127.0.0.1:${server.addr.port}`);
-    const goaway = new Promise<void>((resolve) => session.once("goaway", () => resolve()));
+    const goaway = new Promise<void>((resolve) =>
+      session.once("goaway", () => resolve())
+    );
     const stream = session.request({ ":path": "/slow" });
     let body = "";
     stream.setEncoding("utf8");
     stream.on("data", (chunk: string) => body += chunk);
-    const ended = new Promise<void>((resolve) => stream.once("end", () => resolve()));
+    const ended = new Promise<void>((resolve) =>
+      stream.once("end", () => resolve())
+    );
     await withDeadline(held.reached, 5_000, "the stream to reach its handler");
     const closing = server.shutdown();
     await withDeadline(goaway, 2_000, "GOAWAY");
@@ -1271,7 +1410,9 @@ describe("timeouts", () => {
   // after 3 s, far below every default timeout.
   function closes(socket: Socket, what: string): Promise<void> {
     socket.resume();
-    const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+    const closed = new Promise<void>((resolve) =>
+      socket.once("close", () => resolve())
+    );
     return withDeadline(closed, 3_000, what).finally(() => socket.destroy());
   }
 
@@ -1281,25 +1422,38 @@ describe("timeouts", () => {
 
   test("serve() refuses a timeout that is not a non-negative number", () => {
     for (const headersTimeout of [-1, NaN, Infinity]) {
-      assert.throws(() => weft.serve(() => new Response("no"), { ...QUIET, headersTimeout }), {
-        name: "RangeError",
-        message: `Cannot serve: headersTimeout ${headersTimeout} is not a non-negative number ` +
-          "of milliseconds",
-      });
+      assert.throws(
+        () =>
+          weft.serve(() => new Response("no"), { ...QUIET, headersTimeout }),
+        {
+          name: "RangeError",
+          message:
+            `Cannot serve: headersTimeout ${headersTimeout} is not a non-negative number ` +
+            "of milliseconds",
+        },
+      );
     }
   });
 
   test(`${flag("timeouts")} an HTTP/1.1 connection that sends nothing or part of a head is closed after headersTimeout`, async () => {
     // reads the body, and answers with what arrived once the connection is cut
     const app = weft.router([
-      weft.post("/", async (ctx) => new Response(await ctx.req.text().catch(() => "cut"))),
+      weft.post(
+        "/",
+        async (ctx) => new Response(await ctx.req.text().catch(() => "cut")),
+      ),
     ]);
     const server = weft.serve(app, SHORT);
     try {
       const port = server.addr.port;
       const silent = await open(port);
-      const partial = await rawRequest(port, "GET / HTTP/1.1\r\nhost: localhost\r\n");
-      const answer = readUntil(partial, /\r\n\r\n/).catch((error) => error.message);
+      const partial = await rawRequest(
+        port,
+        "GET / HTTP/1.1\r\nhost: localhost\r\n",
+      );
+      const answer = readUntil(partial, /\r\n\r\n/).catch((error) =>
+        error.message
+      );
       await Promise.all([
         closes(silent, "a silent connection to close"),
         closes(partial, "a connection with half a head to close"),
@@ -1325,18 +1479,24 @@ describe("timeouts", () => {
       try {
         // half a head, then a header line every 100 ms, and never a read: the 408 and the server's
         // FIN stay unread, so only the server can end the connection (its next write then fails)
-        const socket = await rawRequest(server.addr.port, "GET / HTTP/1.1\r\nhost: localhost\r\n");
+        const socket = await rawRequest(
+          server.addr.port,
+          "GET / HTTP/1.1\r\nhost: localhost\r\n",
+        );
         socket.pause();
         socket.on("error", () => {});
         const drip = setInterval(() => {
           if (!socket.destroyed) socket.write(`x-drip-${Date.now()}: 1\r\n`);
         }, 100);
-        const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+        const closed = new Promise<void>((resolve) =>
+          socket.once("close", () => resolve())
+        );
         // headersTimeout (300 ms), the check after it (75 ms), then 5 s to read the answer
-        await withDeadline(closed, 9_000, "the server to cut the connection").finally(() => {
-          clearInterval(drip);
-          socket.destroy();
-        });
+        await withDeadline(closed, 9_000, "the server to cut the connection")
+          .finally(() => {
+            clearInterval(drip);
+            socket.destroy();
+          });
       } finally {
         await server.shutdown();
       }
@@ -1357,7 +1517,11 @@ describe("timeouts", () => {
       session.on("error", () => {});
       const stream = session.request({ ":path": "/" });
       stream.resume();
-      await withDeadline(new Promise((r) => stream.once("end", r)), 3_000, "the HTTP/2 response");
+      await withDeadline(
+        new Promise((r) => stream.once("end", r)),
+        3_000,
+        "the HTTP/2 response",
+      );
       await withDeadline(
         new Promise((r) => session.once("close", r)),
         3_000,
@@ -1370,14 +1534,24 @@ describe("timeouts", () => {
   });
 
   test(`${flag("timeouts")} a TLS connection that never completes its handshake is closed after handshakeTimeout`, async () => {
-    const server = weft.serve(() => new Response("ok"), { ...SHORT, cert, key });
+    const server = weft.serve(() => new Response("ok"), {
+      ...SHORT,
+      cert,
+      key,
+    });
     try {
       // 1. no ClientHello at all
-      await closes(await open(server.addr.port), "a silent TLS connection to close");
+      await closes(
+        await open(server.addr.port),
+        "a silent TLS connection to close",
+      );
       // 2. a handshake, then half a head over HTTP/1.1: headersTimeout holds behind TLS too
       const tls = await tlsHttp11(server.addr.port);
       tls.write("GET / HTTP/1.1\r\nhost: localhost\r\n");
-      await closes(tls as unknown as Socket, "a TLS connection with half a head to close");
+      await closes(
+        tls as unknown as Socket,
+        "a TLS connection with half a head to close",
+      );
     } finally {
       await server.shutdown();
     }
@@ -1420,16 +1594,21 @@ describe("files", () => {
             stop();
           }
         });
-        const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+        const closed = new Promise<void>((resolve) =>
+          socket.once("close", () => resolve())
+        );
         await withDeadline(oneMiB, 10_000, "the first MiB");
         // 2. the file shrinks under the server's feet; the client reads on
         truncateSync(file, MiB);
         socket.resume();
-        await withDeadline(closed, 10_000, "the server to close the connection").finally(() =>
-          socket.destroy()
-        );
+        await withDeadline(closed, 10_000, "the server to close the connection")
+          .finally(() => socket.destroy());
         assert.ok(received < 64 * MiB, `${received} bytes received`);
-        assert.equal(next, false, "the next response arrived inside the file's body");
+        assert.equal(
+          next,
+          false,
+          "the next response arrived inside the file's body",
+        );
       });
     } finally {
       rmSync(root, { recursive: true, force: true });
@@ -1491,7 +1670,9 @@ describe("websockets", () => {
       for (const version of ["HTTP/1.0", ""]) {
         const socket = await rawRequest(
           server.addr.port,
-          `GET /ws${version ? " " + version : ""}\r\nHost: x\r\nUpgrade: websocket\r\n` +
+          `GET /ws${
+            version ? " " + version : ""
+          }\r\nHost: x\r\nUpgrade: websocket\r\n` +
             "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n" +
             "Sec-WebSocket-Version: 13\r\n\r\n",
         );
@@ -1521,12 +1702,56 @@ describe("websockets", () => {
         client.once("open", resolve);
         client.once("error", reject);
       });
-      const serverPing = new Promise<void>((resolve) => client.once("ping", () => resolve()));
+      const serverPing = new Promise<void>((resolve) =>
+        client.once("ping", () => resolve())
+      );
       client.ping();
       await withDeadline(serverPing, 5_000, "the server's ping");
-      await eventually("the pong frame to reach onMessage", () => frames.includes("pong"));
+      await eventually(
+        "the pong frame to reach onMessage",
+        () => frames.includes("pong"),
+      );
       assert.deepEqual(frames.slice(0, 2), ["ping", "pong"]);
       client.close();
+    });
+  });
+
+  test(`${flag("webSocketProtocolErrors")} unmasked and malformed frames get 1002 (1007)`, async () => {
+    const closes: number[] = [];
+    const app = weft.router([
+      weft.get(
+        "/ws",
+        websocket({
+          onClose: (_socket: unknown, code: number) => closes.push(code),
+        }),
+      ),
+    ]);
+    const frames: [Uint8Array, number][] = [
+      [new Uint8Array([0x81, 0x02, 0x68, 0x69]), 1002], // text "hi" without a mask
+      [clientFrame(0x8, new Uint8Array([0x03])), 1002], // a close payload of one byte
+      [clientFrame(0x3, new Uint8Array([0x61])), 1002], // a reserved opcode
+      [clientFrame(0x0, new Uint8Array([0x61])), 1002], // a continuation of nothing
+      [clientFrame(0x8, new Uint8Array([0x03, 0xe8, 0xff])), 1007], // a reason not UTF-8
+    ];
+    await withServer(app, async (_base, server) => {
+      for (const [frame, code] of frames) {
+        const raw = await RawClient.open(server.addr.port);
+        try {
+          raw.write(handshake("/ws"));
+          assert.equal((await raw.response()).status, 101);
+          raw.write(frame);
+          const close = await withDeadline(
+            raw.closeFrame(),
+            5_000,
+            "the close frame",
+          );
+          assert.equal(close?.code, code, `frame ${frame[0]}`);
+        } finally {
+          raw.close();
+        }
+      }
+      await eventually("onClose", () => closes.length === frames.length);
+      assert.deepEqual(closes, frames.map(([, code]) => code));
     });
   });
 
@@ -1540,7 +1765,9 @@ describe("websockets", () => {
         client.once("open", resolve);
         client.once("error", reject);
       });
-      const closed = new Promise<number>((resolve) => client.once("close", resolve));
+      const closed = new Promise<number>((resolve) =>
+        client.once("close", resolve)
+      );
       const part = new Uint8Array(800);
       client.send(part, { fin: false, binary: true });
       client.send(part, { fin: false, binary: true }); // 1,600 bytes, message not finished
