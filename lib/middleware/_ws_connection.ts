@@ -14,8 +14,9 @@ const encoder = /* @__PURE__ */ new TextEncoder();
 
 /**
  * The key under which a connection keeps the functions to call once it has closed, before
- * `onClose`: `topics.attach()` ends a socket's subscriptions there. Registered, so that
- * lib/realtime/topics.ts finds it without importing this module.
+ * `onClose` (`null` until one is added): `topics.attach()` ends a socket's subscriptions there,
+ * and removes its function when they end sooner. Registered, so that lib/realtime/topics.ts
+ * finds it without importing this module.
  */
 export const ON_CLOSED: unique symbol = /* @__PURE__ */ Symbol.for("weft.ws.onClosed") as never;
 
@@ -51,7 +52,7 @@ export class Connection implements WebSocketConnection {
   #queue: Pending[] = [];
   #queuedBytes = 0;
   /** Called once the connection has closed (see {@linkcode ON_CLOSED}). */
-  readonly [ON_CLOSED]: (() => void)[] = [];
+  [ON_CLOSED]: Set<() => void> | null = null;
 
   constructor(ctx: Context, handlers: WebSocketHandlers, limits: QueueLimits) {
     this.ctx = ctx;
@@ -115,7 +116,9 @@ export class Connection implements WebSocketConnection {
         // No one is left to answer: messages not yet handed to a handler are dropped, and the
         // running call is followed by the close frame and onClose only.
         this.#drop();
-        for (const closed of this[ON_CLOSED].splice(0)) closed();
+        const closers = this[ON_CLOSED];
+        this[ON_CLOSED] = null;
+        if (closers !== null) { for (const closed of closers) closed(); }
         if (byPeer) this.#message({ type: "close", code, reason });
         if (onClose !== undefined) this.#dispatch(() => onClose(this, code, reason));
       },

@@ -453,7 +453,12 @@ export function createTopics(options: TopicsOptions = {}): Topics {
         throw new TypeError('Cannot attach: overflow must be "disconnect" or "drop"');
       }
       const stops: Unsubscribe[] = [];
+      // A socket of websocket() calls these as it closes (see below).
+      const closing = !isStream(target) && ON_CLOSED in target
+        ? target as { [ON_CLOSED]: Set<() => void> | null }
+        : undefined;
       const stop = () => {
+        closing?.[ON_CLOSED]?.delete(stop);
         for (const unsubscribe of stops.splice(0)) unsubscribe();
       };
       const send = isStream(target)
@@ -481,11 +486,12 @@ export function createTopics(options: TopicsOptions = {}): Topics {
         if (target.isClosed) stop();
         else target.signal.addEventListener("abort", stop, { once: true });
       } else if (target.readyState === "closed") stop();
-      else {
+      else if (closing !== undefined) {
         // A socket of websocket() ends the subscriptions as it closes: a topic that gets no
         // message for a long time would otherwise hold every socket that left (and its
-        // context) until its next message.
-        (target as { [ON_CLOSED]?: (() => void)[] })[ON_CLOSED]?.push(stop);
+        // context) until its next message. Ended sooner, they leave the set (a socket that
+        // moves from topic to topic does not gather them).
+        (closing[ON_CLOSED] ??= new Set()).add(stop);
       }
       return stop;
     },

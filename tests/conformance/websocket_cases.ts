@@ -417,8 +417,13 @@ export const websocketCases: Record<string, (env: Env) => Promise<void>> = {
         "/ws",
         weft(env).websocket({
           onOpen(socket: WebSocketConnection) {
+            // A socket that moves from topic to topic: what it left keeps nothing on it.
+            for (let i = 0; i < 100; i++) topics.attach(socket, [`room ${i}`])();
             topics.attach(socket, ["quiet", "also-quiet"]);
-            socket.send("attached");
+            const closers = (socket as unknown as Record<symbol, Set<unknown>>)[
+              Symbol.for("weft.ws.onClosed")
+            ];
+            socket.send(`attached ${closers.size}`);
           },
           onMessage(socket: WebSocketConnection, frame: WebSocketFrame) {
             if (frame.type === "text" && frame.text === "bye") socket.close(1000, "bye");
@@ -430,7 +435,7 @@ export const websocketCases: Record<string, (env: Env) => Promise<void>> = {
       // closed by the client, and by the server
       for (const how of ["client", "server"]) {
         const client = await openClient(env, `ws://127.0.0.1:${port}/ws`);
-        assert.equal(await nextMessage(client), "attached");
+        assert.equal(await nextMessage(client), "attached 1");
         assert.equal(topics.subscribers("quiet"), 1);
         const done = closed(client);
         if (how === "client") client.close();
