@@ -18,8 +18,9 @@ export type SseOverflow = "disconnect" | "drop";
 export interface SseOptions {
   /**
    * Milliseconds between heartbeats: a comment line (`:`) the client ignores, which keeps
-   * proxies from timing the connection out and makes a client that went away noticed within
-   * one interval. 0 disables them.
+   * proxies from timing the connection out and gives TCP data to deliver, so that a peer that
+   * vanished without a FIN or RST is noticed once the kernel gives up retransmitting (about
+   * 15 minutes with Linux defaults), not never. 0 disables them.
    *
    * @default {15000}
    */
@@ -206,7 +207,8 @@ function check(options: SseOptions): {
  *   `id` with a line break, or `id` with NULL, throw a TypeError at `send()`.
  * - **Heartbeats**: a comment every `heartbeat` ms, sent when nothing is queued. Both runtimes
  *   cancel the body as soon as a client closes its connection or resets its HTTP/2 stream; a
- *   connection that vanished without a word is noticed when the next heartbeat is written. A
+ *   connection that vanished without a word is noticed once the kernel gives up resending a
+ *   heartbeat (minutes: the write itself succeeds into the socket's buffer). A
  *   stream of which nothing was read by the first heartbeat is ended (kind `"client"`): its
  *   response never reached a client (a middleware answered with another one after `next()`).
  * - **Back-pressure**: events wait in a queue bounded by `highWaterMark` bytes; past it the
