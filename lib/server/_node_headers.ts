@@ -34,16 +34,18 @@ function normalize(value: string): string {
 
 /**
  * The value of `name` (lower case) in a raw header list as `Headers.get()` would give it:
- * repeated fields joined with ", ", HTTP/2 cookie crumbs with "; " (RFC 9113 §8.2.3).
- * Pseudo-headers never match, as no token starts with ":".
+ * repeated fields joined with ", ", and repeated `Cookie` fields with "; ", the separator of a
+ * cookie-string (HTTP/2's cookie crumbs, RFC 9113 §8.2.3, and HTTP/1.1 lines alike, as Deno and
+ * Node's own `IncomingMessage.headers` join them: with ", " a second line's pair would be read
+ * as part of the first one's value). Pseudo-headers never match, as no token starts with ":".
  */
-export function findHeader(raw: readonly string[], name: string, http2: boolean): string | null {
+export function findHeader(raw: readonly string[], name: string): string | null {
   let found: string | null = null;
   for (let i = 0; i < raw.length; i += 2) {
     const key = raw[i];
     if (key.length !== name.length || (key !== name && key.toLowerCase() !== name)) continue;
     const value = normalize(raw[i + 1]);
-    found = found === null ? value : found + (http2 && name === "cookie" ? "; " : ", ") + value;
+    found = found === null ? value : found + (name === "cookie" ? "; " : ", ") + value;
   }
   return found;
 }
@@ -58,18 +60,15 @@ function lowerName(name: string, method: string): string {
 
 function build(raw: readonly string[], http2: boolean): Headers {
   const headers = new Headers();
-  if (http2) {
-    for (let i = 0; i < raw.length; i += 2) {
-      const name = raw[i];
-      // Pseudo-headers are not fields; cookie crumbs are joined with "; " (RFC 9113 §8.2.3).
-      if (name.charCodeAt(0) === 58 || name === "cookie") continue;
-      headers.append(name, raw[i + 1]);
-    }
-    const cookie = findHeader(raw, "cookie", true);
-    if (cookie !== null) headers.set("cookie", cookie);
-  } else {
-    for (let i = 0; i < raw.length; i += 2) headers.append(raw[i], raw[i + 1]);
+  let cookies = false;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i];
+    // Pseudo-headers are not fields; Cookie fields are joined with "; " (see findHeader()).
+    if (http2 && name.charCodeAt(0) === 58) continue;
+    if (name.length === 6 && name.toLowerCase() === "cookie") cookies = true;
+    else headers.append(name, raw[i + 1]);
   }
+  if (cookies) headers.set("cookie", findHeader(raw, "cookie")!);
   return headers;
 }
 
@@ -89,13 +88,13 @@ export class NodeHeaders {
   get(name: string): string | null {
     const real = this[REAL];
     if (real !== undefined) return real.get(name);
-    return findHeader(this[RAW], lowerName(name, "get"), this[HTTP2]);
+    return findHeader(this[RAW], lowerName(name, "get"));
   }
 
   has(name: string): boolean {
     const real = this[REAL];
     if (real !== undefined) return real.has(name);
-    return findHeader(this[RAW], lowerName(name, "has"), this[HTTP2]) !== null;
+    return findHeader(this[RAW], lowerName(name, "has")) !== null;
   }
 
   forEach(

@@ -189,8 +189,8 @@ export function hasBody(incoming: http.IncomingMessage, method: string): boolean
   if (method === "GET" || method === "HEAD") return false;
   // The raw list: node:http builds `incoming.headers` only when asked.
   const raw = incoming.rawHeaders;
-  const length = findHeader(raw, "content-length", false);
-  return findHeader(raw, "transfer-encoding", false) !== null ||
+  const length = findHeader(raw, "content-length");
+  return findHeader(raw, "transfer-encoding") !== null ||
     (length !== null && length !== "0");
 }
 

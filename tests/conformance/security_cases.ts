@@ -74,6 +74,48 @@ export const securityCases: Record<string, (env: Env) => Promise<void>> = {
     });
   },
 
+  async "cookies: Cookie fields sent twice are one cookie-string joined with '; ', on every protocol"(
+    env,
+  ) {
+    // RFC 6265bis §5.7 has a user agent send one Cookie field; HTTP/2 splits it into crumbs
+    // (RFC 9113 §8.2.3), and a proxy may send HTTP/1.1 lines the same way. Joined with ", "
+    // (Node's adapter did so on HTTP/1.1) the second field's first pair became part of the
+    // first field's last value: a read "1, a=2" and the pair b was the only one left of it.
+    const { chain, get, getCookie, getCookies, router } = env.weft;
+    const app = chain(
+      [],
+      router([
+        get("/cookies", (ctx) =>
+          ctx.json({
+            header: ctx.header("cookie"),
+            all: { ...getCookies(ctx) },
+            c: getCookie(ctx, "c") ?? null,
+            copied: new Headers(ctx.req.headers).get("cookie"),
+          })),
+      ]),
+    );
+    await withServers(env, app, async (servers) => {
+      for (const [version, flags, base] of protocols(env, servers)) {
+        const res = await env.curl([
+          ...flags,
+          "-H",
+          "Cookie: a=1; x=y",
+          "-H",
+          "Cookie: c=3; a=2",
+          `${base}/cookies`,
+        ]);
+        assert.equal(res.httpVersion, version);
+        assert.equal(res.status, 200);
+        assert.deepEqual(JSON.parse(res.body), {
+          header: "a=1; x=y; c=3; a=2",
+          all: { a: "1", x: "y", c: "3" },
+          c: "3",
+          copied: "a=1; x=y; c=3; a=2",
+        }, `${version} ${base}`);
+      }
+    });
+  },
+
   async "cookies: a 64 KiB Cookie header and thousands of cookies are a 200 or a 4xx, never a 500"(
     env,
   ) {
