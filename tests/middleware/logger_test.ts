@@ -244,6 +244,31 @@ Deno.test("logger() escapes NEL and U+2028 sent raw in a request target", async 
   assert.match(lines[0], / GET \/users\/a\\x85\\u2028b 200 /);
 });
 
+Deno.test("logger() escapes a right-to-left override sent raw in a request target", async () => {
+  // Deno.serve puts the target's raw UTF-8 into the URL as characters: an RLO (U+202E) in the
+  // path would make a terminal show the rest of the line reversed ("/users/a" then "002 ..."
+  // read backwards), a log line that displays as another request.
+  const { middleware, lines } = capture();
+  const app = chain([middleware], routes);
+  const server = serve(app, { port: 0, hostname: "127.0.0.1", onListen: () => {} });
+  try {
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port: server.addr.port });
+    const encoder = new TextEncoder();
+    await conn.write(
+      encoder.encode(
+        "GET /users/a\u202e\u2066b HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
+      ),
+    );
+    const reply = new TextDecoder().decode(await new Response(conn.readable).bytes());
+    assert.match(reply, /^HTTP\/1\.1 /);
+  } finally {
+    await server.shutdown();
+  }
+  assert.equal(lines.length, 1);
+  assert.match(lines[0], / GET \/users\/a\\u202e\\u2066b \d{3} /);
+  assert.ok(!/[\u202a-\u202e\u2066-\u2069]/.test(lines[0]), JSON.stringify(lines[0]));
+});
+
 Deno.test("logger() rejects unknown options when it is created", () => {
   assert.throws(() => logger({ format: "xml" as "json" }), TypeError);
   assert.throws(() => logger({ sink: "stderr" as unknown as () => void }), TypeError);
