@@ -23,7 +23,10 @@ export interface CookieOptions {
    * @default {"/"}
    */
   path?: string;
-  /** `Expires`: when the browser drops the cookie (prefer `maxAge`). */
+  /**
+   * `Expires`: when the browser drops the cookie (prefer `maxAge`); a date in the years 1601 to
+   * 9999, the ones a browser reads (RFC 6265bis §5.1.1).
+   */
   expires?: Date;
   /**
    * `Max-Age` in whole seconds, up to 2^53 - 1 (browsers cap it at 400 days); `0` or less
@@ -187,8 +190,9 @@ function decode(value: string): string {
  * @param value The value; percent-encoded with `encodeURIComponent`.
  * @param options The attributes; `path` defaults to `/`.
  * @returns The header value.
- * @throws {TypeError} When the name, the value or an attribute is invalid, a prefix rule is
- * broken, or name and value exceed 4096 bytes (the browser would drop the cookie).
+ * @throws {TypeError} When the name, the value or an attribute is invalid (an `expires`
+ * outside the years 1601 to 9999 among them), a prefix rule is broken, or name and value exceed
+ * 4096 bytes (the browser would drop the cookie).
  *
  * @example
  * ```ts
@@ -266,6 +270,13 @@ export function serializeCookie(name: string, value: string, options: CookieOpti
   if (expires !== undefined) {
     if (!(expires instanceof Date) || !Number.isFinite(expires.getTime())) {
       throw invalid(name, "expires is not a valid Date");
+    }
+    // RFC 6265bis §5.1.1: a browser reads a year of 2 to 4 digits, fails one before 1601 and
+    // takes 0–69 for 2000–2069; a date outside 1601–9999 (written "Sat, 01 Jan 10000" or
+    // "Fri, 01 Jan 0050") would be ignored, or read as 2050, not refused
+    const year = expires.getUTCFullYear();
+    if (year < 1601 || year > 9999) {
+      throw invalid(name, `expires ${expires.toISOString()} is outside the years 1601 to 9999`);
     }
     cookie += `; Expires=${expires.toUTCString()}`;
   }

@@ -117,6 +117,12 @@ Deno.test("serializeCookie() refuses invalid names, values and attributes with a
     ["a", "v", { maxAge: 1.5 }],
     ["a", "v", { maxAge: 1e300 }], // would print as "1e+300", which no browser reads
     ["a", "v", { expires: new Date(NaN) }],
+    // a browser reads a cookie-date's year as 2 to 4 digits, none before 1601 (RFC 6265bis
+    // §5.1.1): these would be ignored, and "0050" read as 2050
+    ["a", "v", { expires: new Date("1600-12-31T23:59:59Z") }],
+    ["a", "v", { expires: new Date("0050-01-01T00:00:00Z") }],
+    ["a", "v", { expires: new Date("+010000-01-01T00:00:00Z") }],
+    ["a", "v", { expires: new Date(-8.64e15) }],
     ["a", "v", { sameSite: "nope" as "Lax" }],
     ["a", "v", { sameSite: "None" }],
     ["a", "v", { partitioned: true }],
@@ -129,6 +135,17 @@ Deno.test("serializeCookie() refuses invalid names, values and attributes with a
       `${JSON.stringify(name)} ${JSON.stringify(options)}`,
     );
   }
+});
+
+Deno.test("serializeCookie() writes an expires from 1601 to 9999 as an IMF-fixdate", () => {
+  assert.equal(
+    serializeCookie("a", "v", { expires: new Date("1601-01-01T00:00:00Z") }),
+    "a=v; Path=/; Expires=Mon, 01 Jan 1601 00:00:00 GMT",
+  );
+  assert.equal(
+    serializeCookie("a", "v", { expires: new Date("9999-12-31T23:59:59Z") }),
+    "a=v; Path=/; Expires=Fri, 31 Dec 9999 23:59:59 GMT",
+  );
 });
 
 Deno.test("setCookie() and deleteCookie() add one Set-Cookie header each, through middleware", async () => {
