@@ -104,7 +104,8 @@ export interface JwtOptions {
   /** The accepted `aud` claim value(s); when set, a token without it is refused. */
   audience?: string | readonly string[];
   /**
-   * Clock skew allowed for `exp` and `nbf`, in seconds or as a `jose` duration (`"30s"`).
+   * Clock skew allowed for `exp` and `nbf`: a non-negative number of seconds, or a `jose`
+   * duration (`"30s"`, `"2 minutes"`).
    *
    * @default {0}
    */
@@ -227,6 +228,39 @@ function singleKey(key: CryptoKey | JWK): JWTVerifyGetKey {
   };
 }
 
+// jose's duration grammar (its lib/jwt_claims_set.js), less the signs and "ago"/"from now" that
+// make no tolerance: a number, then a unit.
+const DURATION =
+  /^(\d+|\d+\.\d+) ?(seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|w|years?|yrs?|y)$/i;
+const UNIT_SECONDS: Record<string, number> = {
+  s: 1,
+  m: 60,
+  h: 3600,
+  d: 86_400,
+  w: 604_800,
+  y: 31_557_600,
+};
+
+// The clock tolerance in seconds, checked when jwt() is created: jose checks it on every
+// verification, so a malformed one answered every request with a 500.
+function toleranceSeconds(tolerance: number | string | undefined): number {
+  if (tolerance === undefined) return 0;
+  if (typeof tolerance === "number") {
+    if (Number.isFinite(tolerance) && tolerance >= 0) return tolerance;
+  } else if (typeof tolerance === "string") {
+    const match = DURATION.exec(tolerance);
+    if (match !== null) {
+      const seconds = Math.round(Number(match[1]) * UNIT_SECONDS[match[2][0].toLowerCase()]);
+      if (Number.isFinite(seconds)) return seconds;
+    }
+  }
+  throw new TypeError(
+    `Cannot create jwt(): clockTolerance ${
+      JSON.stringify(tolerance) ?? String(tolerance)
+    } is not a non-negative number of seconds or a duration such as "30s"`,
+  );
+}
+
 // What each failure of jose's verification tells the client (RFC 6750 §3.1 invalid_token).
 function describe(error: unknown): string | undefined {
   if (!(error instanceof errors.JOSEError)) return undefined;
@@ -234,8 +268,9 @@ function describe(error: unknown): string | undefined {
     case "ERR_JWT_EXPIRED":
       return "The token expired";
     case "ERR_JWT_CLAIM_VALIDATION_FAILED": {
-      const claim = (error as errors.JWTClaimValidationFailed).claim;
-      if (claim === "nbf") return "The token is not valid yet";
+      const { claim, reason } = error as errors.JWTClaimValidationFailed;
+      // a check that failed, not an nbf that is no number: that one is not valid at all
+      if (claim === "nbf" && reason === "check_failed") return "The token is not valid yet";
       if (claim === "iss") return "The token's issuer is not accepted";
       if (claim === "aud") return "The token's audience is not accepted";
       if (claim === "iat") return "The token's issue time is not valid";
@@ -273,8 +308,8 @@ function describe(error: unknown): string | undefined {
  * @param options The key (`secret`, `key` or `jwks`), the algorithms and the claim checks.
  * @returns The middleware.
  * @throws {TypeError} When the options mix key kinds and algorithms, list no or unknown
- * algorithms, give no key or more than one, or a `key` that is neither a `CryptoKey` nor a
- * public JWK.
+ * algorithms, give no key or more than one, a `key` that is neither a `CryptoKey` nor a
+ * public JWK, or a `clockTolerance` that is negative or no duration.
  * @throws {RangeError} When `maxTokenLength` is not a positive integer.
  */
 export function jwt(options: JwtOptions): Middleware<AuthVariables<JWTPayload>> {
@@ -308,7 +343,7 @@ export function jwt(options: JwtOptions): Middleware<AuthVariables<JWTPayload>> 
     algorithms: [...algorithms],
     issuer: options.issuer as string | string[] | undefined,
     audience: options.audience as string | string[] | undefined,
-    clockTolerance: options.clockTolerance ?? 0,
+    clockTolerance: toleranceSeconds(options.clockTolerance),
     requiredClaims,
   };
 
@@ -330,8 +365,17 @@ export function jwt(options: JwtOptions): Middleware<AuthVariables<JWTPayload>> 
         const { payload } = typeof key === "function"
           ? await jwtVerify(token, key, verifyOptions)
           : await jwtVerify(token, key, verifyOptions);
+        // jose takes any number for a NumericDate, and JSON.parse reads 1e400 as Infinity: a
+        // token that never expires (RFC 7519 §2: seconds since the epoch, a finite count)
+        for (const claim of ["exp", "nbf", "iat"] as const) {
+          const value = payload[claim];
+          if (value !== undefined && !Number.isFinite(value)) {
+            throw new BearerError(`The token's ${claim} claim is missing or not valid`);
+          }
+        }
         return payload;
       } catch (error) {
+        if (error instanceof BearerError) throw error;
         const description = describe(error);
         if (description !== undefined) {
           throw new BearerError(description, "invalid_token", { cause: error });

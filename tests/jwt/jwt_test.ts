@@ -226,6 +226,35 @@ Deno.test("jwt() gives each failure its RFC 6750 error and error_description", a
       401,
       "The token's signature is not valid",
     ],
+    [
+      "nbf not a number",
+      nodeToken("HS256", SECRET, { ...good, nbf: "yesterday" }),
+      401,
+      "The token's nbf claim is missing or not valid",
+    ],
+    [
+      // JSON.parse reads 1e400 as Infinity: a token that would never expire
+      "exp beyond any number",
+      `Bearer ${
+        signedRaw(
+          b64('{"alg":"HS256"}') + "." +
+            b64('{"iss":"https://id.example","aud":"api","exp":1e400}'),
+        )
+      }`,
+      401,
+      "The token's exp claim is missing or not valid",
+    ],
+    [
+      "iat beyond any number",
+      `Bearer ${
+        signedRaw(
+          b64('{"alg":"HS256"}') + "." +
+            b64(`{"iss":"https://id.example","aud":"api","exp":${now() + 60},"iat":1e999}`),
+        )
+      }`,
+      401,
+      "The token's iat claim is missing or not valid",
+    ],
     ["malformed", "Bearer abc.def.ghi", 401, "The token is malformed"],
     ["two parts", "Bearer abc.def", 401, "The token is malformed"],
     [
@@ -260,6 +289,22 @@ Deno.test("jwt() gives each failure its RFC 6750 error and error_description", a
       assert.equal(res.body.detail, expected, name);
       assert.equal(res.body.status, 401);
     }
+  }
+});
+
+Deno.test("jwt() checks clockTolerance when it is created, not on every request", async () => {
+  const expired = nodeToken("HS256", SECRET, { exp: now() - 20 });
+  for (const [tolerance, status] of [[30, 200], ["30s", 200], ["1 minute", 200], ["5 S", 401]]) {
+    const a = app({ secret: SECRET, algorithms: ["HS256"], clockTolerance: tolerance });
+    assert.equal((await call(a, `Bearer ${expired}`)).status, status, String(tolerance));
+  }
+  // jose refused these on each verification: every request was a 500
+  for (const tolerance of [-5, NaN, Infinity, "abc", "-30s", "1 minute ago", "30s from now", ""]) {
+    assert.throws(
+      () => jwt({ secret: SECRET, algorithms: ["HS256"], clockTolerance: tolerance }),
+      { name: "TypeError", message: /clockTolerance/ },
+      String(tolerance),
+    );
   }
 });
 
