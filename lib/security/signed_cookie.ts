@@ -97,7 +97,9 @@ export async function unsign(
 /**
  * Sets a cookie whose value is signed with HMAC-SHA-256 (WebCrypto), so that the client can
  * read it but not change it. The value is readable by the client: keep secrets out, or use an
- * encrypted `session()`.
+ * encrypted `session()`. The signature covers the name and the value, not `maxAge` or
+ * `expires`, which a client may ignore: a copy of the cookie verifies for as long as its secret
+ * is listed, so sign an expiry into the value when it must end (as `session()` does).
  *
  * @param ctx The request context.
  * @param name The cookie name.
