@@ -37,9 +37,9 @@ export interface SessionStore {
   /**
    * Stores the session's JSON text for `maxAge` seconds only if the session still exists
    * (Redis: `SET … EX … XX`); returns whether it did. session() writes a session it loaded
-   * with it, so that a request that ends after a logout cannot bring the session back. Without
-   * it, session() reads the session again just before `set()`, which narrows that window but
-   * does not close it.
+   * with it, so that a request that ends after a logout cannot bring the session back (its
+   * response then sets no cookie). Without it, session() reads the session again just before
+   * `set()`, which narrows that window but does not close it.
    */
   update?(id: string, data: string, maxAge: number): Promise<boolean> | boolean;
   /** Removes the session. */
@@ -421,10 +421,12 @@ export function session(options: SessionOptions): Middleware<SessionVariables> {
       let id = loaded.id;
       if (id !== undefined && state !== "regenerated") {
         // The session this request loaded: written only if it still exists, so that a logout
-        // (or an expiry) while the request ran is not undone; the client then loses its cookie.
+        // (or an expiry, or a regenerate()) while the request ran is not undone. The cookie is
+        // then left as it is: the id it names is gone, so it reads as no session, and deleting
+        // it would drop the cookie a login answered meanwhile, the client's new session.
         if (await update(store, id, payload, maxAge)) {
           setCookie(ctx, name, await sign(name, id, secrets), cookieOptions);
-        } else deleteCookie(ctx, name, cookie);
+        }
         return res;
       }
       if (id !== undefined) await store.delete(id);
