@@ -18,7 +18,8 @@ export interface CookieOptions {
   /** `Domain`: the cookie is sent to this host and its subdomains; host-only when absent. */
   domain?: string;
   /**
-   * `Path`: the cookie is sent for this path and those under it.
+   * `Path`: the cookie is sent for this path and those under it; it starts with `/` (a browser
+   * replaces any other with the request's own directory).
    *
    * @default {"/"}
    */
@@ -55,8 +56,9 @@ const COOKIE_VALUE = /^[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]*$/;
 // RFC 1034 §3.5 labels (letters, digits, hyphens inside), an optional leading dot.
 const DOMAIN =
   /^\.?[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
-// RFC 6265bis §4.1.1 path-value: any CHAR except CTLs and ";".
-const PATH = /^[\x20-\x3a\x3c-\x7e]+$/;
+// RFC 6265bis §4.1.1 path-value: any CHAR except CTLs and ";", starting with "/" (§5.7: a
+// browser replaces any other path with the default path, the request's directory).
+const PATH = /^\/[\x20-\x3a\x3c-\x7e]*$/;
 
 function invalid(name: string, detail: string): TypeError {
   return new TypeError(`Cannot set cookie "${name}": ${detail}`);
@@ -264,7 +266,12 @@ export function serializeCookie(name: string, value: string, options: CookieOpti
     cookie += `; Domain=${domain}`;
   }
   if (typeof path !== "string" || !PATH.test(path) || path.length > MAX_ATTRIBUTE_SIZE) {
-    throw invalid(name, `the path ${JSON.stringify(path)} has characters a path cannot have`);
+    throw invalid(
+      name,
+      `the path ${
+        JSON.stringify(path)
+      } does not start with "/" or has characters a path cannot have`,
+    );
   }
   cookie += `; Path=${path}`;
   if (expires !== undefined) {

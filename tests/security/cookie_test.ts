@@ -114,6 +114,9 @@ Deno.test("serializeCookie() refuses invalid names, values and attributes with a
     ["a", "v", { domain: "example.com; Secure" }],
     ["a", "v", { path: "/a;b" }],
     ["a", "v", { path: "/a\nb" }],
+    // a browser takes a path that does not start with "/" for the default path (RFC 6265bis §5.7)
+    ["a", "v", { path: "api" }],
+    ["a", "v", { path: " /api" }],
     ["a", "v", { maxAge: 1.5 }],
     ["a", "v", { maxAge: 1e300 }], // would print as "1e+300", which no browser reads
     ["a", "v", { expires: new Date(NaN) }],
