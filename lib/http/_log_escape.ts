@@ -2,25 +2,23 @@
 // that quotes a header or a decoded param) may carry CR, LF or other controls that would start
 // a forged log line or drive a terminal, so every log line goes through escapeLog().
 
-// C0 controls, DEL, C1 controls, U+2028 and U+2029, and the bidirectional formatting characters
-// (ALM U+061C, LRM and RLM U+200E–U+200F, the embeddings and overrides U+202A–U+202E, the
-// isolates U+2066–U+2069): these reorder what a terminal or a log viewer shows after them, so
-// that a path with an RLO could display as another path or status ("Trojan Source",
-// CVE-2021-42574). Deno puts the raw UTF-8 of a request target into the URL as characters, not
-// percent-encoded, so a path can carry them. One character class, linear on any input.
+// C0 controls, DEL, C1 controls, U+2028 and U+2029, and the bidirectional embeddings, overrides
+// and isolates (U+202A–U+202E, U+2066–U+2069): these reorder what a terminal or a log viewer
+// shows after them, so that a path with an RLO could display as another path or status
+// ("Trojan Source", CVE-2021-42574). Deno puts the raw UTF-8 of a request target into the URL as
+// characters, not percent-encoded, so a path can carry them. One character class, linear on any
+// input; everything in it past U+00FF has four hex digits.
 // deno-lint-ignore no-control-regex -- matching control characters is the point
-const CONTROLS = /[\0-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
+const CONTROLS = /[\0-\x1f\x7f-\x9f\u2028-\u202e\u2066-\u2069]/g;
 
 /**
- * Escapes C0 controls, DEL, C1 controls, U+2028 and U+2029 and the bidirectional formatting
- * characters as `\xHH` or `\uHHHH`.
+ * Escapes C0 controls, DEL, C1 controls, U+2028 and U+2029 and the bidirectional embeddings,
+ * overrides and isolates as `\xHH` or `\uHHHH`.
  */
 export function escapeLog(value: string): string {
   return value.replace(CONTROLS, (c) => {
-    const code = c.charCodeAt(0);
-    return code > 0xff
-      ? `\\u${code.toString(16).padStart(4, "0")}`
-      : `\\x${code.toString(16).padStart(2, "0")}`;
+    const hex = c.charCodeAt(0).toString(16); // 1 to 2 digits up to U+00FF, then 4
+    return hex.length > 2 ? "\\u" + hex : "\\x" + hex.padStart(2, "0");
   });
 }
 

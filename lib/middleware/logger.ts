@@ -16,9 +16,9 @@ export interface LogRecord {
   method: string;
   /**
    * The request path as sent, without the query string, with control characters (C0, DEL, C1,
-   * U+2028, U+2029) and the bidirectional formatting characters (U+061C, U+200E, U+200F,
-   * U+202A–U+202E, U+2066–U+2069) escaped as `\xHH` or `\uHHHH`, so that no request can forge a
-   * log line or reorder how one displays.
+   * U+2028, U+2029) and the bidirectional embeddings, overrides and isolates (U+202A–U+202E,
+   * U+2066–U+2069) escaped as `\xHH` or `\uHHHH`, so that no request can forge a log line or
+   * reorder how one displays.
    */
   path: string;
   /** The response status (500 when the chain threw, 101 for a WebSocket upgrade). */

@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { describeError, escapeLog } from "../../lib/http/_log_escape.ts";
 
 // Every character that must never reach a log raw: C0, DEL, C1, LINE and PARAGRAPH SEPARATOR,
-// and the bidirectional formatting characters.
+// and the bidirectional embeddings, overrides and isolates.
 // deno-lint-ignore no-control-regex
-const CONTROLS = /[\0-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/;
+const CONTROLS = /[\0-\x1f\x7f-\x9f\u2028-\u202e\u2066-\u2069]/;
 
 Deno.test("escapeLog() escapes C0, DEL, C1, U+2028, U+2029 and bidi controls and keeps everything else", () => {
   assert.equal(escapeLog("/users/7"), "/users/7");
@@ -15,10 +15,8 @@ Deno.test("escapeLog() escapes C0, DEL, C1, U+2028, U+2029 and bidi controls and
   assert.equal(escapeLog("\xa0café \\ 😀"), "\xa0café \\ 😀");
   // an RLO would show "/admin 200" as "/002 nimda/" and so on: each bidi control is escaped
   assert.equal(
-    escapeLog(
-      "/a\u202e002 nimda/\u202c \u061c\u200e\u200f\u202a\u202b\u202d\u2066\u2067\u2068\u2069",
-    ),
-    "/a\\u202e002 nimda/\\u202c \\u061c\\u200e\\u200f\\u202a\\u202b\\u202d\\u2066\\u2067\\u2068\\u2069",
+    escapeLog("/a\u202e002 nimda/\u202c \u202a\u202b\u202d\u2066\u2067\u2068\u2069"),
+    "/a\\u202e002 nimda/\\u202c \\u202a\\u202b\\u202d\\u2066\\u2067\\u2068\\u2069",
   );
   // the joiners of emoji and scripts are no such characters: kept
   assert.equal(escapeLog("\u200c\u200d👩\u200d💻"), "\u200c\u200d👩\u200d💻");
