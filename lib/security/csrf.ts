@@ -17,7 +17,7 @@ export interface CsrfVariables {
   /** The token to put in forms (the same as the cookie's). */
   "csrf.token": string;
 }
-import { type CookieOptions, getCookie, setCookie } from "./cookie.ts";
+import { type CookieOptions, getCookie, serializeCookie, setCookie } from "./cookie.ts";
 import { randomToken, timingSafeEqual, utf8 } from "./_crypto.ts";
 
 /** The key under which `csrf()` stores the request's token (see {@linkcode csrfToken}). */
@@ -111,7 +111,9 @@ export function csrfToken(ctx: { readonly var: CsrfVariables | object }): string
  * @param options Extra allowed origins, the token's cookie, header and form field, and how
  * much of a form is searched.
  * @returns The middleware.
- * @throws {TypeError} When an origin is not a serialised origin (`scheme://host[:port]`).
+ * @throws {TypeError} When an origin is not a serialised origin (`scheme://host[:port]`), the
+ * cookie's name or attributes would be refused by `setCookie()` (a `__Host-` name without
+ * `secure: true`, say), or `header` is no header name.
  * @throws {RangeError} When `formBytes` is not a non-negative integer.
  *
  * @example
@@ -147,8 +149,20 @@ export function csrf(options: CsrfOptions = {}): Middleware<CsrfVariables> {
     : (origin: string) => allowed.includes(origin);
   const { name = "csrf_token", ...attributes } = options.cookie ?? {};
   const cookie: CookieOptions = { path: "/", sameSite: "Strict", ...attributes };
+  // checked here, once: otherwise each request without a token cookie would fail with a 500
+  try {
+    serializeCookie(name, "", cookie);
+  } catch (error) {
+    throw new TypeError(`Cannot create csrf(): ${(error as Error).message}`);
+  }
   const header = options.header ?? "x-csrf-token";
+  if (typeof header !== "string" || !/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(header)) {
+    throw new TypeError(`Cannot create csrf(): header ${JSON.stringify(header)} is no header name`);
+  }
   const field = options.field ?? "_csrf";
+  if (typeof field !== "string" || field === "") {
+    throw new TypeError("Cannot create csrf(): field must be a non-empty string");
+  }
   const formBytes = options.formBytes ?? 65_536;
   if (!Number.isSafeInteger(formBytes) || formBytes < 0) {
     throw new RangeError(

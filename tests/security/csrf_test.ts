@@ -380,3 +380,34 @@ Deno.test("csrf() finds the token within formBytes however the body is cut into 
   assert.throws(() => csrf({ formBytes: -1 }), RangeError);
   assert.throws(() => csrf({ formBytes: 1.5 }), /formBytes 1.5 is not a non-negative integer/);
 });
+
+Deno.test("csrf() checks its cookie, header and field when it is created, not on each request", async () => {
+  // each of these failed every request without a token cookie with a 500
+  for (
+    const cookie of [
+      { name: "__Host-csrf" }, // a __Host- cookie needs secure
+      { name: "bad name" },
+      { sameSite: "None" as const },
+      { path: "csrf" },
+    ]
+  ) {
+    assert.throws(
+      () => csrf({ cookie }),
+      { name: "TypeError", message: /^Cannot create csrf\(\): Cannot set cookie/ },
+      JSON.stringify(cookie),
+    );
+  }
+  assert.throws(() => csrf({ header: "x csrf" }), /Cannot create csrf\(\): header "x csrf"/);
+  assert.throws(() => csrf({ field: "" }), /field must be a non-empty string/);
+  // what the documentation recommends over HTTPS is accepted
+  const app = chain(
+    [csrf({ cookie: { name: "__Host-csrf", secure: true } })],
+    router([get("/", () => new Response("ok"))]),
+  );
+  const res = await app.fetch(new Request("https://app.example/"));
+  assert.equal(res.status, 200);
+  assert.match(
+    res.headers.getSetCookie()[0],
+    /^__Host-csrf=[\w-]{43}; Path=\/; Secure; SameSite=Strict$/,
+  );
+});
