@@ -4,6 +4,7 @@
 // Node runner runs them against the npm build; each case starts its servers and shuts them down.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import * as net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Env } from "./suite.ts";
@@ -351,6 +352,171 @@ export const securityCases: Record<string, (env: Env) => Promise<void>> = {
         assert.match(id ?? "", /^[0-9a-f-]{36}$/);
         assert.deepEqual(JSON.parse(replaced.body), { id });
       }
+    });
+  },
+
+  async "cookies: an Expires a browser cannot read and a Path it would replace are refused where set"(
+    env,
+  ) {
+    const { chain, get, router, serializeCookie, setCookie } = env.weft;
+    // RFC 6265bis §5.1.1 reads a year of 2 to 4 digits, none before 1601; §5.7 replaces a path
+    // that does not start with "/" by the request's directory
+    for (
+      const options of [
+        { expires: new Date("1600-12-31T23:59:59Z") },
+        { expires: new Date("0050-01-01T00:00:00Z") },
+        { expires: new Date("+010000-01-01T00:00:00Z") },
+        { path: "api" },
+      ]
+    ) {
+      assert.throws(() => serializeCookie("a", "1", options), TypeError, JSON.stringify(options));
+    }
+    const app = chain(
+      [],
+      router([
+        get("/set", (ctx) => {
+          setCookie(ctx, "a", "1", { expires: new Date("9999-12-31T23:59:59Z"), path: "/api" });
+          return new Response("ok");
+        }),
+      ]),
+    );
+    await withServers(env, app, async (servers) => {
+      for (const [version, flags, base] of protocols(env, servers)) {
+        const res = await env.curl([...flags, `${base}/set`]);
+        assert.deepEqual(res.headers.getSetCookie(), [
+          "a=1; Path=/api; Expires=Fri, 31 Dec 9999 23:59:59 GMT",
+        ], `${version} ${base}`);
+      }
+    });
+  },
+
+  async "session: a request in flight while a login regenerates the session keeps the login's cookie"(
+    env,
+  ) {
+    const { chain, get, getSession, MemoryStore, router, session } = env.weft;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => release = resolve);
+    let loaded!: () => void;
+    const polled = new Promise<void>((resolve) => loaded = resolve);
+    const app = chain(
+      [session({ secret: SECRET, store: new MemoryStore() })],
+      router([
+        get("/visit", (ctx) => {
+          getSession(ctx).set({ seen: 1 });
+          return ctx.json(true);
+        }),
+        get("/poll", async (ctx) => {
+          // an app that writes the session on every request (a last-seen time)
+          const s = getSession<{ seen: number }>(ctx);
+          loaded();
+          await held;
+          s.set({ seen: s.value!.seen + 1 });
+          return ctx.json(true);
+        }),
+        get("/login", (ctx) => {
+          const s = getSession<{ seen: number; user?: string }>(ctx);
+          s.set({ ...s.value!, user: "ada" });
+          s.regenerate();
+          return ctx.json(true);
+        }),
+        get("/me", (ctx) => ctx.json(getSession(ctx).value ?? null)),
+      ]),
+    );
+    await withServers(env, app, async (servers) => {
+      const request = (path: string, cookie?: string) =>
+        fetch(`${servers.http}${path}`, { headers: cookie ? { cookie } : {} });
+      const visit = await request("/visit");
+      await visit.body?.cancel();
+      const anonymous = visit.headers.getSetCookie()[0].split(";")[0];
+      const polling = request("/poll", anonymous);
+      await polled;
+      const login = await request("/login", anonymous);
+      await login.body?.cancel();
+      const loggedIn = login.headers.getSetCookie()[0].split(";")[0];
+      release();
+      const poll = await polling;
+      await poll.body?.cancel();
+      // its answer comes last: a deleting Set-Cookie here logged the user out at once
+      assert.deepEqual(poll.headers.getSetCookie(), []);
+      assert.deepEqual(await (await request("/me", loggedIn)).json(), { seen: 1, user: "ada" });
+    });
+  },
+
+  async "csrf: a cookie, header or field it could never use is refused when csrf() is created"(
+    env,
+  ) {
+    const { chain, csrf, get, router } = env.weft;
+    // each of these failed every first visit (the request that gets the token cookie) with a 500
+    for (
+      const options of [
+        { cookie: { name: "__Host-csrf" } }, // a __Host- cookie needs secure
+        { cookie: { sameSite: "None" as const } },
+        { cookie: { path: "forms" } },
+        { header: "x csrf" },
+        { field: "" },
+      ]
+    ) {
+      assert.throws(
+        () => csrf(options),
+        /^TypeError: Cannot create csrf\(\)/,
+        JSON.stringify(options),
+      );
+    }
+    const app = chain(
+      [csrf({ cookie: { name: "__Host-csrf", secure: true } })],
+      router([get("/", () => new Response("ok"))]),
+    );
+    await withServers(env, app, async (servers) => {
+      for (const [version, flags, base] of protocols(env, servers)) {
+        const res = await env.curl([...flags, `${base}/`]);
+        assert.equal(res.status, 200, `${version} ${base}`);
+        assert.match(res.headers.getSetCookie()[0], /^__Host-csrf=[\w-]{43}; Path=\/; Secure;/);
+      }
+    });
+  },
+
+  async "logger: a bidirectional override sent raw in the request target is escaped, or refused"(
+    env,
+  ) {
+    const { chain, get, logger, router } = env.weft;
+    const lines: string[] = [];
+    const app = chain(
+      [logger({ format: "json", sink: (line) => lines.push(line) })],
+      router([get("/*rest", () => new Response("ok"))]),
+    );
+    await withServers(env, app, async (servers) => {
+      const port = Number(new URL(servers.http).port);
+      // U+202E (RLO) and U+2066 (LRI) as raw UTF-8: Deno puts them into the URL as characters,
+      // node:http refuses the target with a 400
+      const target = Buffer.concat([
+        Buffer.from("GET /users/a"),
+        Buffer.from("\u202e\u2066", "utf8"),
+        Buffer.from("b HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"),
+      ]);
+      const answer = await new Promise<string>((resolve, reject) => {
+        const chunks: Buffer[] = [];
+        const socket = net.connect(port, "127.0.0.1", () => socket.end(target));
+        const timer = setTimeout(() => {
+          socket.destroy();
+          reject(new Error("no answer within 5 s"));
+        }, 5_000);
+        socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+        socket.on("error", () => {});
+        socket.on("close", () => {
+          clearTimeout(timer);
+          resolve(Buffer.concat(chunks).toString("latin1"));
+        });
+      });
+      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1]);
+      if (status === 400) {
+        assert.deepEqual(lines, [], "refused before the app");
+        return;
+      }
+      assert.equal(status, 200, answer.slice(0, 200));
+      assert.equal(lines.length, 1);
+      const text = lines[0];
+      assert.ok(!/[\u202a-\u202e\u2066-\u2069]/.test(text), JSON.stringify(text));
+      assert.equal(JSON.parse(text).path, "/users/a\\u202e\\u2066b");
     });
   },
 };
