@@ -101,6 +101,7 @@ test("weft/jwt verifies tokens from the packed package, with jose installed as i
   writeFileSync(
     join(project, "jwt.mjs"),
     `
+import { createHmac } from "node:crypto";
 import { chain, get, router, serve } from "weft";
 import { jwt } from "weft/jwt";
 import { SignJWT } from "jose";
@@ -114,7 +115,26 @@ const token = await new SignJWT({ sub: "node" }).setProtectedHeader({ alg: "HS25
 const base = "http://127.0.0.1:" + server.addr.port + "/me";
 const ok = await fetch(base, { headers: { authorization: "Bearer " + token } });
 const bad = await fetch(base, { headers: { authorization: "Bearer " + token.slice(0, -3) } });
-const out = { ok: ok.status, body: await ok.json(), bad: bad.status, challenge: bad.headers.get("www-authenticate") };
+// an exp JSON.parse reads as Infinity: a token that would never expire
+const b64 = (text) => Buffer.from(text).toString("base64url");
+const input = b64('{"alg":"HS256"}') + "." + b64('{"sub":"node","exp":1e400}');
+const mac = createHmac("sha256", secret).update(input).digest("base64url");
+const forever = await fetch(base, { headers: { authorization: "Bearer " + input + "." + mac } });
+let tolerance = "accepted";
+try {
+  jwt({ secret, algorithms: ["HS256"], clockTolerance: "abc" });
+} catch (error) {
+  tolerance = error.name + ": " + error.message;
+}
+const out = {
+  ok: ok.status,
+  body: await ok.json(),
+  bad: bad.status,
+  challenge: bad.headers.get("www-authenticate"),
+  forever: forever.status,
+  foreverChallenge: forever.headers.get("www-authenticate"),
+  tolerance,
+};
 await server.shutdown();
 console.log(JSON.stringify(out));
 `,
@@ -124,6 +144,10 @@ console.log(JSON.stringify(out));
   assert.equal(out.ok, 200);
   assert.equal(out.bad, 401);
   assert.match(out.challenge, /error="invalid_token", error_description="The token's signature/);
+  assert.equal(out.forever, 401);
+  assert.match(out.foreverChallenge, /error_description="The token's exp claim is missing/);
+  // checked when jwt() is created: jose refused it on every request, a 500 each
+  assert.match(out.tolerance, /^TypeError: Cannot create jwt\(\): clockTolerance "abc"/);
 });
 
 test("the weft-templates bin compiles a template into a typed module", async () => {
