@@ -32,13 +32,15 @@ export interface CompressionLevels {
    */
   zstd?: number;
   /**
-   * gzip level, 1–9.
+   * gzip level, 1–9 (0 stores, -1 is zlib's default); another is a `TypeError` when
+   * `compress()` is created.
    *
    * @default {6}
    */
   gzip?: number;
   /**
-   * deflate (zlib format) level, 1–9.
+   * deflate (zlib format) level, 1–9 (0 stores, -1 is zlib's default); another is a
+   * `TypeError` when `compress()` is created.
    *
    * @default {6}
    */
@@ -177,6 +179,13 @@ export function compress(options: CompressOptions = {}): Middleware {
   const levels = { ...DEFAULT_LEVELS, ...options.levels };
   for (const [coding, level] of Object.entries(levels)) {
     if (!Number.isInteger(level)) fail(`levels.${coding} must be an integer`);
+  }
+  // zlib throws for a gzip or deflate level outside -1 to 9 (-1 is its default, 6), on every
+  // body it would compress: a 500 each, so it is refused here (brotli and zstd clamp theirs)
+  for (const coding of ["gzip", "deflate"] as const) {
+    if (levels[coding] < -1 || levels[coding] > 9) {
+      fail(`levels.${coding} must be from 1 to 9 (or 0 to store, -1 for zlib's default)`);
+    }
   }
   const filter = options.filter ?? isCompressible;
   if (typeof filter !== "function") fail("filter must be a function");

@@ -220,4 +220,49 @@ export const compressCases: Record<string, (env: Env) => Promise<void>> = {
       rmSync(root, { recursive: true, force: true });
     }
   },
+
+  async "compress(): a gzip or deflate level zlib would refuse is refused when compress() is created"(
+    env,
+  ) {
+    const { chain, get, router } = env.weft;
+    const { compress } = env.compress;
+    // zlib throws for these on each body it compresses: every compressible answer was a 500
+    for (const levels of [{ gzip: 10 }, { gzip: -2 }, { deflate: 42 }]) {
+      assert.throws(() => compress({ levels }), /^TypeError: Cannot create compress\(\)/);
+    }
+    const whole = JSON.stringify(ITEMS);
+    for (const level of [-1, 0, 9]) {
+      const app = chain(
+        [compress({ levels: { gzip: level, deflate: level } })],
+        router([
+          get("/items", (ctx) => ctx.json(ITEMS)),
+          get("/stream", () =>
+            new Response(
+              new ReadableStream({
+                start(controller) {
+                  controller.enqueue(new TextEncoder().encode(whole));
+                  controller.close();
+                },
+              }),
+              { headers: { "content-type": "application/json" } },
+            )),
+        ]),
+      );
+      await withServer(env, app, async (http) => {
+        for (const coding of ["gzip", "deflate"]) {
+          for (const path of ["/items", "/stream"]) {
+            const res = await env.curl([
+              "--compressed",
+              "-H",
+              `accept-encoding: ${coding}`,
+              `${http}${path}`,
+            ]);
+            assert.equal(res.status, 200, `${coding} ${level} ${path}`);
+            assert.equal(res.headers.get("content-encoding"), coding, `${coding} ${level}`);
+            assert.equal(res.body, whole, `${coding} ${level} ${path}`);
+          }
+        }
+      });
+    }
+  },
 };

@@ -316,6 +316,9 @@ Deno.test("compress() refuses invalid options", () => {
   assert.throws(() => compress({ threshold: -1 }), /threshold/);
   assert.throws(() => compress({ encodings: ["lzma" as "gzip"] }), /unknown coding/);
   assert.throws(() => compress({ levels: { gzip: 1.5 } }), /levels.gzip/);
+  // zlib's range is -1 to 9: it threw for these on every body, a 500 each
+  assert.throws(() => compress({ levels: { gzip: 10 } }), /levels.gzip must be from 1 to 9/);
+  assert.throws(() => compress({ levels: { deflate: -2 } }), /levels.deflate must be/);
 });
 
 Deno.test("compress() answers before a stream's first chunk, which may come much later", async () => {
