@@ -35,6 +35,7 @@ import {
   type JWTPayload,
   jwtVerify,
   type JWTVerifyGetKey,
+  type JWTVerifyOptions,
 } from "jose";
 import { HttpError } from "../http/http_error.ts";
 import { auth, type AuthVariables, BearerError } from "../middleware/auth.ts";
@@ -261,6 +262,32 @@ function toleranceSeconds(tolerance: number | string | undefined): number {
   );
 }
 
+// The verified payload. When several keys of a key set fit the token (it names no kid, or a kid
+// the set lists twice, as while an issuer rotates its keys), jose throws JWKSMultipleMatchingKeys
+// and leaves trying them to the caller (its documentation shows this loop): each is tried in turn
+// until one verifies the signature. Any other failure with a key (an expired token) is the answer.
+async function verify(
+  token: string,
+  key: Uint8Array | JWTVerifyGetKey,
+  options: JWTVerifyOptions,
+): Promise<JWTPayload> {
+  try {
+    return typeof key === "function"
+      ? (await jwtVerify(token, key, options)).payload
+      : (await jwtVerify(token, key, options)).payload;
+  } catch (error) {
+    if (!(error instanceof errors.JWKSMultipleMatchingKeys)) throw error;
+    for await (const candidate of error as unknown as AsyncIterable<CryptoKey>) {
+      try {
+        return (await jwtVerify(token, candidate, options)).payload;
+      } catch (failure) {
+        if (!(failure instanceof errors.JWSSignatureVerificationFailed)) throw failure;
+      }
+    }
+    throw new errors.JWSSignatureVerificationFailed();
+  }
+}
+
 // What each failure of jose's verification tells the client (RFC 6750 §3.1 invalid_token).
 function describe(error: unknown): string | undefined {
   if (!(error instanceof errors.JOSEError)) return undefined;
@@ -362,9 +389,7 @@ export function jwt(options: JwtOptions): Middleware<AuthVariables<JWTPayload>> 
         throw new BearerError("The token is malformed");
       }
       try {
-        const { payload } = typeof key === "function"
-          ? await jwtVerify(token, key, verifyOptions)
-          : await jwtVerify(token, key, verifyOptions);
+        const payload = await verify(token, key, verifyOptions);
         // jose takes any number for a NumericDate, and JSON.parse reads 1e400 as Infinity: a
         // token that never expires (RFC 7519 §2: seconds since the epoch, a finite count)
         for (const claim of ["exp", "nbf", "iat"] as const) {

@@ -328,6 +328,42 @@ Deno.test("jwt() answers truncated, tampered and oversized tokens with 401, neve
   assert.equal((await call(roomy, `Bearer ${huge}`)).status, 200);
 });
 
+Deno.test("jwt() tries each key of a set that fits a token without a kid, as during a key rotation", async () => {
+  // An issuer that rotates publishes the old key and the new one; a token that names no kid (or a
+  // set that lists a kid twice) fits both. jose throws JWKSMultipleMatchingKeys then and leaves
+  // trying them to the caller: every such token, valid or not, was a 401 "No key … matches".
+  const [old, current, stranger] = [nodePair("ES256"), nodePair("ES256"), nodePair("ES256")];
+  const set = { keys: [old.jwk, current.jwk] };
+  const twice = { keys: [{ ...old.jwk, kid: "k" }, { ...current.jwk, kid: "k" }] };
+  const served = serve(router([get("/jwks.json", (ctx) => ctx.json(set))]), {
+    port: 0,
+    hostname: "127.0.0.1",
+    onListen: () => {},
+  });
+  try {
+    const remote = `http://127.0.0.1:${served.addr.port}/jwks.json`;
+    for (const [name, jwks] of [["local", set], ["remote", remote]] as const) {
+      const a = app({ jwks, algorithms: ["ES256"] });
+      for (const pair of [old, current]) {
+        const res = await call(a, `Bearer ${nodeToken("ES256", pair.privateKey)}`);
+        assert.equal(res.status, 200, name);
+        assert.deepEqual(res.body, { sub: "node" }, name);
+      }
+      const forged = await call(a, `Bearer ${nodeToken("ES256", stranger.privateKey)}`);
+      assert.equal(forged.status, 401, name);
+      assert.match(forged.challenge!, /error_description="The token's signature is not valid"/);
+      // a failure with the key that fits is the answer: not a signature error
+      const expired = nodeToken("ES256", current.privateKey, { exp: now() - 60 });
+      assert.match((await call(a, `Bearer ${expired}`)).challenge!, /The token expired/, name);
+    }
+    const kid = app({ jwks: twice, algorithms: ["ES256"] });
+    const token = nodeToken("ES256", current.privateKey, {}, { kid: "k" });
+    assert.equal((await call(kid, `Bearer ${token}`)).status, 200);
+  } finally {
+    await withDeadline(served.shutdown(), 10_000, "the JWKS server to shut down");
+  }
+});
+
 Deno.test("jwt() fetches a remote key set, and answers 503 when it cannot", async () => {
   const pair = await generateKeyPair("ES256", { extractable: true });
   const keys = { keys: [{ ...await exportJWK(pair.publicKey), kid: "remote", alg: "ES256" }] };

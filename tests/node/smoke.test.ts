@@ -104,7 +104,7 @@ test("weft/jwt verifies tokens from the packed package, with jose installed as i
 import { createHmac } from "node:crypto";
 import { chain, get, router, serve } from "weft";
 import { jwt } from "weft/jwt";
-import { SignJWT } from "jose";
+import { exportJWK, generateKeyPair, SignJWT } from "jose";
 const secret = "a-jwt-secret-of-at-least-thirty-two-bytes";
 const app = chain([jwt({ secret, algorithms: ["HS256"] })], router([
   get("/me", (ctx) => ctx.json({ sub: ctx.var.user.sub })),
@@ -126,6 +126,17 @@ try {
 } catch (error) {
   tolerance = error.name + ": " + error.message;
 }
+// a key set that rotates: two keys fit a token without a kid, the second one signed it
+const [older, newer] = await Promise.all([generateKeyPair("ES256"), generateKeyPair("ES256")]);
+const rotating = chain([jwt({
+  jwks: { keys: [await exportJWK(older.publicKey), await exportJWK(newer.publicKey)] },
+  algorithms: ["ES256"],
+})], router([get("/me", (ctx) => ctx.json({ sub: ctx.var.user.sub }))]));
+const signedByNewer = await new SignJWT({ sub: "rotated" }).setProtectedHeader({ alg: "ES256" })
+  .setExpirationTime("1m").sign(newer.privateKey);
+const rotated = await rotating.fetch(new Request("http://localhost/me", {
+  headers: { authorization: "Bearer " + signedByNewer },
+}));
 const out = {
   ok: ok.status,
   body: await ok.json(),
@@ -134,6 +145,7 @@ const out = {
   forever: forever.status,
   foreverChallenge: forever.headers.get("www-authenticate"),
   tolerance,
+  rotated: rotated.status,
 };
 await server.shutdown();
 console.log(JSON.stringify(out));
@@ -148,6 +160,7 @@ console.log(JSON.stringify(out));
   assert.match(out.foreverChallenge, /error_description="The token's exp claim is missing/);
   // checked when jwt() is created: jose refused it on every request, a 500 each
   assert.match(out.tolerance, /^TypeError: Cannot create jwt\(\): clockTolerance "abc"/);
+  assert.equal(out.rotated, 200, "a token without a kid, signed by the second key of the set");
 });
 
 test("the weft-templates bin compiles a template into a typed module", async () => {
