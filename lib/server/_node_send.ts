@@ -193,8 +193,12 @@ function write(response: Response, res: Writer, method: string, closing: boolean
     if ((found & LENGTH) !== 0) removeLength(head);
     head.push("content-length", length);
     res.writeHead(status, head);
+    // node:http sends the head of a string body in one piece with it, as UTF-8, where it sends
+    // any other head as Latin-1, the bytes a Headers value stands for (as Deno does): a realm
+    // "café" went out as "cafÃ©". Such a head goes with the body as bytes.
     if (body == null) res.end();
-    else res.end(body);
+    else if (typeof body !== "string" || !/[\x80-\xff]/.test(head + "")) res.end(body);
+    else res.end(Buffer.from(body));
     return;
   }
   // 4. a stream, by _node_pipe.ts, which loads on the first streamed body
