@@ -69,8 +69,10 @@ export const BUDGETS: readonly Budget[] = [
     // the router's own HEAD answer (no body, the length the body had, or none; 21 B); 8,732 B
     // once a body that sse() cuts on purpose (a client that fell behind, the shutdown) is no
     // longer reported through Deno.serve's onError, which serve() logged as a failure of the
-    // server (22 B).
-    ceiling: 8_737,
+    // server (22 B); 8,751 B with that and logger()'s escape of the bidirectional characters that
+    // reorder a line (U+202A–U+202E, U+2066–U+2069), which the Deno adapter lets into a
+    // request's path (measured together: gzip makes the parts add up to no exact sum).
+    ceiling: 8_755,
     anchor: "hono/tiny measured the same way: 5,951 B; goal 5,000 B",
   },
   {

@@ -2,15 +2,7 @@
 // over Deno.connect for what no client library sends. The cases that must also hold on Node
 // are in tests/conformance/websocket_cases.ts.
 import assert from "node:assert/strict";
-import {
-  auth,
-  bearerTokens,
-  chain,
-  get,
-  router,
-  serve,
-  type Server,
-} from "../../mod.ts";
+import { auth, bearerTokens, chain, get, router, serve, type Server } from "../../mod.ts";
 import { logger, type LogRecord } from "../../lib/middleware/logger.ts";
 import {
   websocket,
@@ -178,9 +170,7 @@ Deno.test("websocket() serves 200 ws clients × 1,000 messages without loss or r
       }
       await eventually(`client ${c}`, () => messages.length === 1_000, 120_000);
       messages.forEach((message, i) => {
-        const text = typeof message === "string"
-          ? message
-          : new TextDecoder().decode(message);
+        const text = typeof message === "string" ? message : new TextDecoder().decode(message);
         assert.equal(text, `${c}:${i}`);
         assert.equal(typeof message === "string", i % 2 === 0);
       });
@@ -210,9 +200,7 @@ Deno.test("websocket() runs async handlers one at a time, in arrival order", asy
         async onMessage(socket, frame) {
           if (frame.type !== "text") return;
           // Later messages wait less: only serial dispatch keeps them in order.
-          await new Promise((resolve) =>
-            setTimeout(resolve, 20 - Number(frame.text))
-          );
+          await new Promise((resolve) => setTimeout(resolve, 20 - Number(frame.text)));
           order.push(frame.text);
           socket.send(frame.text);
         },
@@ -398,8 +386,7 @@ Deno.test("websocket() lets auth refuse the ws client with 401 before the upgrad
       get(
         "/ws",
         websocket({
-          onOpen: (socket) =>
-            void (user = (socket.ctx.var as { user?: unknown }).user),
+          onOpen: (socket) => void (user = (socket.ctx.var as { user?: unknown }).user),
         }),
       ),
     ]),
@@ -423,8 +410,7 @@ Deno.test("websocket() lets auth refuse the ws client with 401 before the upgrad
     });
     client.on(
       "upgrade",
-      (res: { headers: Record<string, string> }) =>
-        Object.assign(headers, res.headers),
+      (res: { headers: Record<string, string> }) => Object.assign(headers, res.headers),
     );
     const closed = new Promise((resolve) => client.on("close", resolve));
     await new Promise((resolve) => client.on("open", resolve));

@@ -3,14 +3,7 @@
 // connections, nanosecond mtimes; and Node's side of every flag in runtime_differences.ts,
 // each test named after its flag.
 import { createHash } from "node:crypto";
-import {
-  mkdtempSync,
-  rmSync,
-  statSync,
-  truncateSync,
-  utimesSync,
-  writeFileSync,
-} from "node:fs";
+import { mkdtempSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
 import * as http from "node:http";
 import * as http2 from "node:http2";
 import { connect, type Socket } from "node:net";
@@ -24,15 +17,8 @@ import * as weft from "weft";
 import * as wsgi from "weft/wsgi";
 import { eventually, withDeadline } from "../_deadline.ts";
 import { caFile, cert, curl, key } from "./env.ts";
-import {
-  RUNTIME_DIFFERENCES,
-  type RuntimeDifferenceName,
-} from "./runtime_differences.ts";
-import {
-  clientFrame,
-  handshake,
-  RawClient,
-} from "../conformance/websocket_cases.ts";
+import { RUNTIME_DIFFERENCES, type RuntimeDifferenceName } from "./runtime_differences.ts";
+import { clientFrame, handshake, RawClient } from "../conformance/websocket_cases.ts";
 
 const QUIET = { hostname: "127.0.0.1", port: 0, onListen() {} };
 
@@ -160,9 +146,7 @@ function readUntil(socket: Socket, pattern: RegExp): Promise<string> {
 function readToClose(socket: Socket, ms: number): Promise<string> {
   let seen = "";
   socket.on("data", (chunk: Buffer) => seen += chunk.toString("latin1"));
-  const closed = new Promise<string>((resolve) =>
-    socket.once("close", () => resolve(seen))
-  );
+  const closed = new Promise<string>((resolve) => socket.once("close", () => resolve(seen)));
   return withDeadline(closed, ms, "the server to close the connection").catch(
     (error) => {
       socket.destroy();
@@ -501,9 +485,7 @@ describe("requests", () => {
       );
       assert.ok(
         beforeReading <= 24 * chunk.byteLength,
-        `${
-          beforeReading / chunk.byteLength
-        } MiB went out before the app read anything`,
+        `${beforeReading / chunk.byteLength} MiB went out before the app read anything`,
       );
       assert.deepEqual(JSON.parse(await answer), {
         total: totalMiB * chunk.byteLength,
@@ -532,8 +514,7 @@ describe("requests", () => {
     const app = weft.router([
       weft.get(
         "/one",
-        () =>
-          new Response(ReadableStream.from([new TextEncoder().encode("one")])),
+        () => new Response(ReadableStream.from([new TextEncoder().encode("one")])),
       ),
       weft.get("/two", () => new Response(twoChunks())),
     ]);
@@ -995,9 +976,7 @@ describe("HTTP/2 streams", () => {
       );
       assert.ok(
         beforeReading <= 8 * chunk.byteLength,
-        `${
-          beforeReading / chunk.byteLength
-        } MiB went out before the app read anything`,
+        `${beforeReading / chunk.byteLength} MiB went out before the app read anything`,
       );
       assert.deepEqual(await result, {
         status: 200,
@@ -1110,9 +1089,7 @@ describe("HTTP/2 streams", () => {
         ":path": "/echo",
         expect: "100-continue",
       });
-      const continued = new Promise<void>((resolve) =>
-        stream.once("continue", resolve)
-      );
+      const continued = new Promise<void>((resolve) => stream.once("continue", resolve));
       const result = answer(stream);
       await withDeadline(continued, 5_000, "the 100 response");
       stream.end("after continue");
@@ -1133,11 +1110,9 @@ describe("limits and shutdown", () => {
     const app = weft.router([weft.get("/", () => new Response("ok"))]);
     for (const tls of [false, true]) {
       await withServer(app, async (base) => {
-        const flags = tls
-          ? ["--http1.1", "--cacert", (await import("./env.ts")).caFile]
-          : [
-            "--http1.1",
-          ];
+        const flags = tls ? ["--http1.1", "--cacert", (await import("./env.ts")).caFile] : [
+          "--http1.1",
+        ];
         const ok = await curl([
           ...flags,
           "-H",
@@ -1235,9 +1210,7 @@ describe("limits and shutdown", () => {
       weft.router([
         weft.post("/copy", async (ctx) => {
           ctx.bodyLimit = 16;
-          const copy = init === undefined
-            ? new Request(ctx.req)
-            : new Request(ctx.req, init);
+          const copy = init === undefined ? new Request(ctx.req) : new Request(ctx.req, init);
           return ctx.text(String((await copy.text()).length));
         }),
       ]);
@@ -1309,18 +1282,14 @@ describe("limits and shutdown", () => {
       "GET /quick HTTP/1.1\r\nhost: localhost\r\n\r\n",
     );
     await readUntil(idle, /quick$/);
-    const idleClosed = new Promise<void>((resolve) =>
-      idle.once("close", () => resolve())
-    );
+    const idleClosed = new Promise<void>((resolve) => idle.once("close", () => resolve()));
     // half a head: node:http stops timing heads once the server closes, so it is closed, not
     // waited for (as Deno.serve does)
     const stalled = await rawRequest(
       server.addr.port,
       "GET /quick HTTP/1.1\r\nhost: loc",
     );
-    const stalledClosed = new Promise<void>((resolve) =>
-      stalled.once("close", () => resolve())
-    );
+    const stalledClosed = new Promise<void>((resolve) => stalled.once("close", () => resolve()));
     const busy = await rawRequest(
       server.addr.port,
       "GET /slow HTTP/1.1\r\nhost: localhost\r\n\r\n",
@@ -1358,9 +1327,7 @@ describe("limits and shutdown", () => {
     });
     const tls = await tlsHttp11(server.addr.port);
     tls.write("GET / HTTP/1.1\r\nhost: loc");
-    const closed = new Promise<void>((resolve) =>
-      tls.once("close", () => resolve())
-    );
+    const closed = new Promise<void>((resolve) => tls.once("close", () => resolve()));
     tls.resume();
     const closing = server.shutdown();
     await withDeadline(
@@ -1376,16 +1343,12 @@ describe("limits and shutdown", () => {
     const app = weft.router([held.route]);
     const server = weft.serve(app, QUIET);
     const session = http2.connect(`http://127.0.0.1:${server.addr.port}`);
-    const goaway = new Promise<void>((resolve) =>
-      session.once("goaway", () => resolve())
-    );
+    const goaway = new Promise<void>((resolve) => session.once("goaway", () => resolve()));
     const stream = session.request({ ":path": "/slow" });
     let body = "";
     stream.setEncoding("utf8");
     stream.on("data", (chunk: string) => body += chunk);
-    const ended = new Promise<void>((resolve) =>
-      stream.once("end", () => resolve())
-    );
+    const ended = new Promise<void>((resolve) => stream.once("end", () => resolve()));
     await withDeadline(held.reached, 5_000, "the stream to reach its handler");
     const closing = server.shutdown();
     await withDeadline(goaway, 2_000, "GOAWAY");
@@ -1410,9 +1373,7 @@ describe("timeouts", () => {
   // after 3 s, far below every default timeout.
   function closes(socket: Socket, what: string): Promise<void> {
     socket.resume();
-    const closed = new Promise<void>((resolve) =>
-      socket.once("close", () => resolve())
-    );
+    const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
     return withDeadline(closed, 3_000, what).finally(() => socket.destroy());
   }
 
@@ -1423,12 +1384,10 @@ describe("timeouts", () => {
   test("serve() refuses a timeout that is not a non-negative number", () => {
     for (const headersTimeout of [-1, NaN, Infinity]) {
       assert.throws(
-        () =>
-          weft.serve(() => new Response("no"), { ...QUIET, headersTimeout }),
+        () => weft.serve(() => new Response("no"), { ...QUIET, headersTimeout }),
         {
           name: "RangeError",
-          message:
-            `Cannot serve: headersTimeout ${headersTimeout} is not a non-negative number ` +
+          message: `Cannot serve: headersTimeout ${headersTimeout} is not a non-negative number ` +
             "of milliseconds",
         },
       );
@@ -1451,9 +1410,7 @@ describe("timeouts", () => {
         port,
         "GET / HTTP/1.1\r\nhost: localhost\r\n",
       );
-      const answer = readUntil(partial, /\r\n\r\n/).catch((error) =>
-        error.message
-      );
+      const answer = readUntil(partial, /\r\n\r\n/).catch((error) => error.message);
       await Promise.all([
         closes(silent, "a silent connection to close"),
         closes(partial, "a connection with half a head to close"),
@@ -1488,9 +1445,7 @@ describe("timeouts", () => {
         const drip = setInterval(() => {
           if (!socket.destroyed) socket.write(`x-drip-${Date.now()}: 1\r\n`);
         }, 100);
-        const closed = new Promise<void>((resolve) =>
-          socket.once("close", () => resolve())
-        );
+        const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
         // headersTimeout (300 ms), the check after it (75 ms), then 5 s to read the answer
         await withDeadline(closed, 9_000, "the server to cut the connection")
           .finally(() => {
@@ -1594,9 +1549,7 @@ describe("files", () => {
             stop();
           }
         });
-        const closed = new Promise<void>((resolve) =>
-          socket.once("close", () => resolve())
-        );
+        const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
         await withDeadline(oneMiB, 10_000, "the first MiB");
         // 2. the file shrinks under the server's feet; the client reads on
         truncateSync(file, MiB);
@@ -1670,9 +1623,7 @@ describe("websockets", () => {
       for (const version of ["HTTP/1.0", ""]) {
         const socket = await rawRequest(
           server.addr.port,
-          `GET /ws${
-            version ? " " + version : ""
-          }\r\nHost: x\r\nUpgrade: websocket\r\n` +
+          `GET /ws${version ? " " + version : ""}\r\nHost: x\r\nUpgrade: websocket\r\n` +
             "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n" +
             "Sec-WebSocket-Version: 13\r\n\r\n",
         );
@@ -1702,9 +1653,7 @@ describe("websockets", () => {
         client.once("open", resolve);
         client.once("error", reject);
       });
-      const serverPing = new Promise<void>((resolve) =>
-        client.once("ping", () => resolve())
-      );
+      const serverPing = new Promise<void>((resolve) => client.once("ping", () => resolve()));
       client.ping();
       await withDeadline(serverPing, 5_000, "the server's ping");
       await eventually(
@@ -1765,9 +1714,7 @@ describe("websockets", () => {
         client.once("open", resolve);
         client.once("error", reject);
       });
-      const closed = new Promise<number>((resolve) =>
-        client.once("close", resolve)
-      );
+      const closed = new Promise<number>((resolve) => client.once("close", resolve));
       const part = new Uint8Array(800);
       client.send(part, { fin: false, binary: true });
       client.send(part, { fin: false, binary: true }); // 1,600 bytes, message not finished
