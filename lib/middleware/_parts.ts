@@ -47,8 +47,14 @@ export function partsCheck(
     if (errors.length > 0) {
       throw new HttpError(400, "The request is not valid", { problem: { errors } });
     }
-    const vars = ctx.var as unknown as Record<string, unknown>;
-    for (const [part, result] of results) vars[part] = (result as { value: unknown }).value;
+    // A part an earlier check set (a group's validate()) keeps its fields: every check of a part
+    // runs, and the handler's type has the fields of all of them.
+    const vars = ctx.var as unknown as Record<string, Record<string, unknown> | undefined>;
+    for (const [part, result] of results) {
+      const value = (result as { value: Record<string, unknown> }).value;
+      const earlier = vars[part];
+      vars[part] = earlier === undefined ? value : { ...earlier, ...value };
+    }
   };
 }
 

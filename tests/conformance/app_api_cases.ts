@@ -249,4 +249,26 @@ export const appApiCases: Record<string, Case> = {
       assert.deepEqual(await plain.json(), { title: "hi" });
     });
   },
+
+  async "validate() in a group and on its route: the handler gets the fields of both"(env) {
+    const { get, group, router, schema, validate } = env.weft;
+    const app = router([
+      group("/teams/:team", [validate({
+        params: schema.object({ team: schema.integer() }),
+        query: schema.object({ tenant: schema.string() }),
+      })], [
+        get("/members/:member", [validate({
+          params: schema.object({ member: schema.integer() }),
+          query: schema.object({ limit: schema.optional(schema.integer()) }),
+        })], (ctx) => ctx.json({ params: ctx.var.params, query: ctx.var.query })),
+      ]),
+    ]);
+    await both(env, app, async (fetch) => {
+      const res = await fetch("/teams/7/members/3?tenant=a&limit=2");
+      assert.deepEqual(await res.json(), {
+        params: { team: 7, member: 3 },
+        query: { tenant: "a", limit: 2 },
+      });
+    });
+  },
 };

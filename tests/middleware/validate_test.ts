@@ -146,6 +146,27 @@ Deno.test("validate() refuses a schema that is not a schema.object()", () => {
   assert.throws(() => validate({ query: {} as never }), TypeError);
 });
 
+Deno.test("validate() in a group and on its route: the handler gets the fields of both", async () => {
+  const app = router([
+    group("/teams/:team", [validate({
+      params: schema.object({ team: schema.integer() }),
+      query: schema.object({ tenant: schema.string() }),
+    })], [
+      get("/members/:member", [validate({
+        params: schema.object({ member: schema.integer() }),
+        query: schema.object({ limit: schema.optional(schema.integer()) }),
+      })], (ctx) => {
+        // typed as both: a later check of a part must not drop the fields of an earlier one
+        const { team, member }: { team: number; member: number } = ctx.var.params;
+        const { tenant, limit }: { tenant: string; limit?: number } = ctx.var.query;
+        return ctx.json({ team, member, tenant, limit });
+      }),
+    ]),
+  ]);
+  const res = await app.fetch(new Request("http://localhost/teams/7/members/3?tenant=a&limit=2"));
+  assert.deepEqual(await res.json(), { team: 7, member: 3, tenant: "a", limit: 2 });
+});
+
 Deno.test("validate() in a group lets a CORS preflight through to the router's automatic answer only", async () => {
   // A preflight carries none of the headers the real request will: refusing it would make every
   // cross-origin call fail. What answers it without the checked values must not leave.
