@@ -6,7 +6,8 @@
 //   number    JSON number syntax ("-1.5e3") → number; anything else stays text
 //   boolean   "true" → true, "false" → false; nothing else ("1", "yes", "") is coerced
 //   literal, enum   a value whose text is the input ("3" for 3, "true" for true)
-//   array     every value of a repeated key (a header: its comma-separated members), each coerced
+//   array     every value of a repeated key (a header: its comma-separated members), each coerced;
+//             absent → [] (a nullable array too: text cannot say null)
 //   optional  absent → undefined; nullable: the inner rule ("null" is not coerced)
 //   others    the text as it is (the first value of a repeated key)
 import { formatPath, type PathKey } from "./json/json_error.ts";
@@ -38,9 +39,11 @@ function scalar(node: SchemaNode, text: string): unknown {
 
 /** The value of one field from its texts (none when absent). */
 export function coerce(node: SchemaNode, texts: readonly string[]): unknown {
-  if (node.kind === "optional" || node.kind === "nullable") {
+  if (node.kind === "optional") {
     return texts.length === 0 ? undefined : coerce(node.inner as SchemaNode, texts);
   }
+  // text carries no null: a nullable field reads as its inner one (an array left out is [])
+  if (node.kind === "nullable") return coerce(node.inner as SchemaNode, texts);
   if (node.kind === "array") return texts.map((text) => scalar(node.item as SchemaNode, text));
   return texts.length === 0 ? undefined : scalar(node, texts[0]);
 }
@@ -75,6 +78,16 @@ export function partReader(part: string, target: unknown, lists = false): PartRe
   if (!isWeftSchema(target) || target.kind !== "object") {
     throw new TypeError(`Cannot validate the ${part}: the schema must be a schema.object()`);
   }
+  for (const [key, field] of Object.entries(target.shape)) {
+    const kind = untextual(field as SchemaNode, false);
+    if (kind !== undefined) {
+      throw new TypeError(
+        `Cannot validate the ${part}: the field "${key}" is ${kind}, which text cannot hold ` +
+          "(its check could never pass); give it a string, number, integer, boolean, literal, " +
+          "enum or any schema, or an array of one",
+      );
+    }
+  }
   const fields = Object.entries(target.shape).map(([key, field]) => ({
     key,
     field: field as SchemaNode,
@@ -101,7 +114,8 @@ export function partReader(part: string, target: unknown, lists = false): PartRe
       } else if (coerced !== undefined) value[key] = coerced;
     }
     if (reject && keys !== undefined) {
-      for (const key of keys) {
+      // a repeated unknown key is one unexpected field
+      for (const key of new Set(keys)) {
         if (!known.has(key)) {
           errors.push({ in: part, path: formatPath([key]), message: "Unexpected field" });
         }
@@ -109,6 +123,30 @@ export function partReader(part: string, target: unknown, lists = false): PartRe
     }
     return errors.length > 0 ? { errors } : { value };
   };
+}
+
+// What makes a field unreadable from text (an object, a record, a union, null, an array of
+// arrays), or undefined when the rules above read it.
+function untextual(node: SchemaNode, item: boolean): string | undefined {
+  switch (node.kind) {
+    case "optional":
+    case "nullable":
+      return untextual(node.inner as SchemaNode, item);
+    case "array":
+      return item ? "an array of arrays" : untextual(node.item as SchemaNode, true);
+    case "object":
+    case "record":
+    case "union":
+      return item
+        ? `an array of ${node.kind}s`
+        : node.kind === "object"
+        ? "an object"
+        : `a ${node.kind}`;
+    case "null":
+      return item ? "an array of nulls" : "null";
+    default:
+      return undefined;
+  }
 }
 
 function unwrap(node: SchemaNode): SchemaNode {

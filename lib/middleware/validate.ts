@@ -56,7 +56,9 @@ export type Validator<S extends ValidateSchemas> = Middleware<ValidatedParts<S>>
  *
  * @param schemas An object schema per request part to check.
  * @returns The middleware; use it per route or in a group.
- * @throws {TypeError} When a part's schema is not a `schema.object()`.
+ * @throws {TypeError} When a part's schema is not a `schema.object()`, or has a field that text
+ * cannot hold (an object, a record, a union, `null`, an array of any of these or of arrays),
+ * whose check could never pass.
  *
  * @example
  * ```ts

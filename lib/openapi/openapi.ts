@@ -338,10 +338,13 @@ class Writer {
           name,
           in: part === "query" ? "query" : "header",
           // every check runs: the field may be left out only if each of them lets it (an array
-          // left out is empty: validate() reads no value as [], lib/_coerce.ts)
+          // left out is empty: validate() reads no value as [], a nullable one too,
+          // lib/_coerce.ts)
           required: fields.some((field) => {
-            const { kind } = field as SchemaNode;
-            return kind !== "optional" && kind !== "array";
+            let node = field as SchemaNode;
+            if (node.kind === "optional") return false;
+            while (node.kind === "nullable") node = node.inner as SchemaNode;
+            return node.kind !== "array";
           }),
           schema: both(fields),
         });

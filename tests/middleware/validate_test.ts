@@ -36,6 +36,11 @@ Deno.test("coerce() turns query text into integers, numbers and booleans, and no
     [schema.integer(), ["1", "2"], 1],
     [schema.array(schema.integer()), ["1", "2", "x"], [1, 2, "x"]],
     [schema.array(schema.integer()), [], []],
+    // text cannot say null: a nullable field reads as its inner one, an absent array as []
+    [schema.nullable(schema.array(schema.integer())), [], []],
+    [schema.nullable(schema.array(schema.integer())), ["1"], [1]],
+    [schema.nullable(schema.integer()), [], undefined],
+    [schema.nullable(schema.integer()), ["null"], "null"],
   ];
   for (const [target, texts, expected] of cases) {
     assert.deepEqual(coerce(node(target), texts), expected, `${JSON.stringify(texts)}`);
@@ -131,7 +136,7 @@ Deno.test("validate() reports a missing required field and unknown keys a schema
   assert.match(errors[0].message, /Missing required field/);
 
   const strict = await app.fetch(
-    new Request("http://localhost/strict?a=1&b=2", { method: "POST" }),
+    new Request("http://localhost/strict?a=1&b=2&b=3", { method: "POST" }),
   );
   assert.equal(strict.status, 400);
   assert.deepEqual((await strict.json()).errors, [
@@ -165,6 +170,40 @@ Deno.test("validate() in a group and on its route: the handler gets the fields o
   ]);
   const res = await app.fetch(new Request("http://localhost/teams/7/members/3?tenant=a&limit=2"));
   assert.deepEqual(await res.json(), { team: 7, member: 3, tenant: "a", limit: 2 });
+});
+
+Deno.test("validate() refuses a field text cannot hold, whose check could never pass", async () => {
+  const refused: [string, unknown][] = [
+    ["an object", schema.object({ x: schema.string() })],
+    ["a record", schema.optional(schema.record(schema.string()))],
+    ["a union", schema.union("k", [schema.object({ k: schema.literal("a") })])],
+    ["null", schema.nullable(schema.null())],
+    ["an array of arrays", schema.array(schema.array(schema.integer()))],
+    ["an array of objects", schema.optional(schema.array(schema.object({})))],
+  ];
+  for (const [kind, field] of refused) {
+    for (const part of ["params", "query", "headers"] as const) {
+      assert.throws(() => validate({ [part]: schema.object({ f: field as never }) }), {
+        name: "TypeError",
+        message: `Cannot validate the ${part}: the field "f" is ${kind}, which text cannot hold ` +
+          "(its check could never pass); give it a string, number, integer, boolean, literal, " +
+          "enum or any schema, or an array of one",
+      }, kind);
+    }
+  }
+  // what text can hold: scalars, any, and arrays of them, optional or nullable
+  const app = router([
+    get("/t", [validate({
+      query: schema.object({
+        any: schema.optional(schema.any()),
+        ids: schema.nullable(schema.array(schema.nullable(schema.integer()))),
+        mode: schema.optional(schema.enum(["a", "b"])),
+        on: schema.optional(schema.literal(true)),
+      }),
+    })], (ctx) => ctx.json(ctx.var.query)),
+  ]);
+  const res = await app.fetch(new Request("http://localhost/t?any=x&on=true"));
+  assert.deepEqual(await res.json(), { any: "x", ids: [], on: true }); // no ids: []
 });
 
 Deno.test("validate() in a group lets a CORS preflight through to the router's automatic answer only", async () => {

@@ -183,6 +183,21 @@ Deno.test("openapi() documents every check of a part, the group's and the route'
   assert.equal(await status("/boards/7/notes?tenant=t&limit=5"), 200);
 });
 
+Deno.test("openapi() marks an array query field optional, a nullable one too: validate() reads none as []", async () => {
+  const ids = schema.nullable(schema.array(schema.integer()));
+  const app = router([
+    get("/q", [validate({ query: schema.object({ ids, tag: schema.array(schema.string()) }) })], (
+      ctx,
+    ) => ctx.json(ctx.var.query)),
+  ]);
+  const doc = openapi(app, { title: "t", version: "1" });
+  const parameters = doc.paths["/q"].get.parameters!;
+  assert.deepEqual(parameters.map((p) => [p.name, p.required]), [["ids", false], ["tag", false]]);
+  await check(doc);
+  const res = await app.fetch(new Request("http://x/q"));
+  assert.deepEqual(await res.json(), { ids: [], tag: [] });
+});
+
 Deno.test("openapi() turns only a segment's leading : or * into a template", async () => {
   const app = router([
     post("/v1/books:batchGet", (ctx) => ctx.text("ok")),
