@@ -45,8 +45,11 @@ export type DeclarationOf<H> =
 /** `A` with the fields of `B` in place of its own. */
 export type Override<A, B> = Omit<A, keyof B> & B;
 
-/** The request parts that every `validate()` and `describe()` of a route checks at run time. */
-export type CheckedPart = "params" | "query" | "headers";
+/**
+ * The request parts that every `validate()` and `describe()` of a route checks at run time (a
+ * group's `describe({ body })` decodes the body as the route's own does).
+ */
+export type CheckedPart = "params" | "query" | "headers" | "body";
 
 /**
  * Two schemas of one part, both checked (a group's and the route's): a value must pass both, so
@@ -66,8 +69,8 @@ export type Combine<A, B> =
   & { readonly [K in Extract<CheckedPart, keyof A & keyof B>]: BothChecks<A[K], B[K]> };
 
 /**
- * What a route's middleware list declares, as `openapi()` reads it: `body`, `responses`,
- * `security`… field by field, the innermost winning; `params`, `query` and `headers` adding up,
+ * What a route's middleware list declares, as `openapi()` reads it: `responses`, `security`…
+ * field by field, the innermost winning; `params`, `query`, `headers` and `body` adding up,
  * since every declaration of them checks the request.
  */
 export type Declared<L extends readonly unknown[], Acc = unknown> = L extends

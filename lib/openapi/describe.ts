@@ -89,6 +89,8 @@ export const DESCRIBES: unique symbol = /* @__PURE__ */ Symbol("weft.describes")
  *
  * @param description Summary, tags, `deprecated`, the checked parts, response schemas, security.
  * @returns A middleware that checks the declared parts and carries the description.
+ * @throws {TypeError} When a response status is not an HTTP status (100 to 599), or a checked
+ * part is not a `schema.object()` whose fields text can hold (see `validate()`).
  *
  * @example
  * ```ts
@@ -118,6 +120,15 @@ export const DESCRIBES: unique symbol = /* @__PURE__ */ Symbol("weft.describes")
  * ```
  */
 export function describe<const D extends Description>(description: D): Described<D> {
+  for (const status of Object.keys(description.responses ?? {})) {
+    // an OpenAPI response key is an HTTP status (RFC 9110 §15: three digits, 100 to 599)
+    if (!/^[1-5][0-9][0-9]$/.test(status)) {
+      throw new TypeError(
+        `Cannot describe the route: the response status ${status} is not an HTTP status ` +
+          "(100 to 599)",
+      );
+    }
+  }
   const check = partsCheck(description);
   const body = description.body;
   let middleware: Middleware;

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Schema, SchemaNode } from "../json/schema.ts";
+import type { ObjectSchema, Schema, SchemaNode, Shape } from "../json/schema.ts";
 import { type JsonSchemaDocument, toJsonSchema } from "../json/to_json_schema.ts";
 import { VALIDATES } from "../middleware/_validated.ts";
 import type { ValidateSchemas } from "../middleware/validate.ts";
@@ -82,6 +82,8 @@ const PARTS: readonly Part[] = ["params", "query", "headers"];
 interface Declared {
   /** Every object schema that checks a part, outermost first: each one runs on the request. */
   checks: Record<Part, Schema[]>;
+  /** Every body schema, outermost first: each `describe({ body })` decodes the body with its own. */
+  bodies: Schema[];
   description: Description;
 }
 
@@ -168,15 +170,30 @@ export function openapi(
   const routes: [Route, Declared][] = [];
   collect(items, "", [], routes);
   // 1. count the uses of each body and response schema, so that reused ones become components
-  for (const [, { description }] of routes) {
-    for (const schema of schemasOf(description)) writer.count(schema);
+  for (const [, declared] of routes) {
+    for (const schema of schemasOf(declared)) writer.count(schema);
   }
   // 2. write the operations
   const paths: OpenApiDocument["paths"] = {};
+  const operationIds = new Map<string, string>();
   let bearer = false;
   for (const [route, declared] of routes) {
     const path = template(route.pattern);
-    const operation = writer.operation(route.pattern, declared);
+    const name = `${route.method} ${route.pattern}`;
+    // OpenAPI 3.1 §4.8.10.1: an operationId is unique among all operations (a group's
+    // describe({ operationId }) would give the same one to each of its routes)
+    const id = declared.description.operationId;
+    if (id !== undefined) {
+      const other = operationIds.get(id);
+      if (other !== undefined) {
+        throw new TypeError(
+          `Cannot write the OpenAPI document: "${other}" and "${name}" have the same ` +
+            `operationId "${id}"; an operationId names one operation`,
+        );
+      }
+      operationIds.set(id, name);
+    }
+    const operation = writer.operation(route.pattern, declared, name);
     if (declared.description.security === "bearer") bearer = true;
     (paths[path] ??= {})[route.method.toLowerCase()] = operation;
   }
@@ -229,11 +246,18 @@ function collect(
     }
     const pattern = prefix !== "" && item.pattern === "/" ? prefix : prefix + item.pattern;
     const own = (item as Route & { [SOURCE]?: readonly AnyMiddleware[] })[SOURCE] ?? [];
-    const declared: Declared = { checks: { params: [], query: [], headers: [] }, description: {} };
+    const declared: Declared = {
+      checks: { params: [], query: [], headers: [] },
+      bodies: [],
+      description: {},
+    };
     for (const layer of [...middleware, ...own]) {
       const validates = (layer as { [VALIDATES]?: ValidateSchemas })[VALIDATES];
       const description = (layer as { [DESCRIBES]?: Description })[DESCRIBES];
       if (description !== undefined) Object.assign(declared.description, description);
+      // a group's describe({ body }) and the route's both decode the body: both apply
+      const body = description?.body;
+      if (body !== undefined && !declared.bodies.includes(body)) declared.bodies.push(body);
       for (const part of PARTS) {
         for (const schema of [validates?.[part], description?.[part]]) {
           // the same validate() in a group and its route checks the same thing twice
@@ -247,9 +271,8 @@ function collect(
   }
 }
 
-function schemasOf(description: Description): Schema[] {
-  const out: Schema[] = [];
-  if (description.body !== undefined) out.push(description.body);
+function schemasOf({ bodies, description }: Declared): Schema[] {
+  const out: Schema[] = [...bodies];
   for (const response of Object.values(description.responses ?? {})) {
     const schema = isSchema(response) ? response : response.schema;
     if (schema !== undefined) out.push(schema);
@@ -267,8 +290,23 @@ function isSchema(value: Schema | ResponseDescription): value is Schema {
  */
 function template(pattern: string): string {
   return "/" + parsePattern(pattern)
-    .map((segment) => segment.kind === "static" ? segment.value : `{${segment.name}}`)
+    .map((segment) =>
+      // a brace in a static segment would read as a template expression: it is written
+      // percent-encoded, which the router decodes before matching
+      segment.kind === "static"
+        ? segment.value.replaceAll("{", "%7B").replaceAll("}", "%7D")
+        : `{${segment.name}}`
+    )
     .join("/");
+}
+
+// Whether a field of a params, query or headers schema must be present: all but an optional
+// one and an array (validate() reads no value as [], a nullable array too: lib/_coerce.ts).
+function requiredField(field: Schema): boolean {
+  let node = field as SchemaNode;
+  if (node.kind === "optional") return false;
+  while (node.kind === "nullable") node = node.inner as SchemaNode;
+  return node.kind !== "array";
 }
 
 class Writer {
@@ -285,6 +323,13 @@ class Writer {
         throw new TypeError(
           `Cannot write the OpenAPI document: the schema name "${name}" in info.schemas is the ` +
             "framework's own (its error responses refer to it); choose another name",
+        );
+      }
+      // OpenAPI 3.1 §4.8.7.1: a component's key; it is also written into `$ref` pointers
+      if (!/^[A-Za-z0-9._-]+$/.test(name)) {
+        throw new TypeError(
+          `Cannot write the OpenAPI document: the schema name "${name}" in info.schemas is not ` +
+            "a component name (letters, digits, '.', '-' and '_' only)",
         );
       }
       this.#names.set(schema, name);
@@ -309,7 +354,11 @@ class Writer {
     return { $ref: `#/components/schemas/${name}` };
   }
 
-  operation(pattern: string, { checks, description }: Declared): OpenApiOperation {
+  operation(
+    pattern: string,
+    { checks, bodies, description }: Declared,
+    name: string,
+  ): OpenApiOperation {
     const operation: OpenApiOperation = { responses: {} };
     for (const key of ["summary", "description", "operationId", "deprecated"] as const) {
       if (description[key] !== undefined) operation[key] = description[key];
@@ -317,8 +366,29 @@ class Writer {
     if (description.tags !== undefined) operation.tags = [...description.tags];
     // parameters: every path segment, then the query and the headers validate() reads
     const parameters: OpenApiValue[] = [];
+    for (const [part, schemas] of [["query", checks.query], ["body", bodies]] as const) {
+      const field = refused(schemas);
+      if (field !== undefined) {
+        throw new TypeError(
+          `Cannot write the OpenAPI document: a check of the ${part} of "${name}" refuses ` +
+            `unknown fields, and another declares "${field}", which the first refuses: no ` +
+            "request could carry it",
+        );
+      }
+    }
     const params = fieldsOf(checks.params);
-    for (const segment of parsePattern(pattern)) {
+    const segments = parsePattern(pattern);
+    // a params schema that requires a name the pattern has not refuses every request
+    for (const [param, fields] of params) {
+      const named = segments.some((segment) => segment.kind !== "static" && segment.name === param);
+      if (!named && fields.some(requiredField)) {
+        throw new TypeError(
+          `Cannot write the OpenAPI document: the params schema of "${name}" requires ` +
+            `"${param}", which its pattern does not have, so every request would be refused`,
+        );
+      }
+    }
+    for (const segment of segments) {
       if (segment.kind === "static") continue;
       const fields = params.get(segment.name);
       const parameter: OpenApiValue = {
@@ -338,24 +408,20 @@ class Writer {
           name,
           in: part === "query" ? "query" : "header",
           // every check runs: the field may be left out only if each of them lets it (an array
-          // left out is empty: validate() reads no value as [], a nullable one too,
+          // left out is empty, a nullable one too: validate() reads no value as [],
           // lib/_coerce.ts)
-          required: fields.some((field) => {
-            let node = field as SchemaNode;
-            if (node.kind === "optional") return false;
-            while (node.kind === "nullable") node = node.inner as SchemaNode;
-            return node.kind !== "array";
-          }),
+          required: fields.some(requiredField),
           schema: both(fields),
         });
       }
     }
     if (parameters.length > 0) operation.parameters = parameters;
-    if (description.body !== undefined) {
-      operation.requestBody = {
-        required: true,
-        content: { "application/json": { schema: this.schema(description.body) } },
-      };
+    if (bodies.length > 0) {
+      // every describe({ body }) in the chain decodes the body: it must pass each of them
+      const schema = bodies.length === 1
+        ? this.schema(bodies[0])
+        : { allOf: bodies.map((body) => this.schema(body)) };
+      operation.requestBody = { required: true, content: { "application/json": { schema } } };
     }
     // responses: the declared ones, then the errors the framework sends for this operation
     const declared = Object.entries(description.responses ?? {});
@@ -371,12 +437,12 @@ class Writer {
     }
     const errors: number[] = [500];
     const checked = PARTS.some((part) => checks[part].length > 0);
-    if (checked || description.body !== undefined) errors.push(400);
+    if (checked || bodies.length > 0) errors.push(400);
     if (description.security === "bearer") {
       errors.push(401);
       operation.security = [{ bearerAuth: [] }];
     }
-    if (description.body !== undefined) errors.push(413, 415);
+    if (bodies.length > 0) errors.push(413, 415);
     for (const status of errors.sort()) {
       operation.responses[status] ??= { $ref: `#/components/responses/${ERRORS[status]}` };
     }
@@ -397,6 +463,23 @@ function fieldsOf(schemas: readonly Schema[]): Map<string, Schema[]> {
     }
   }
   return fields;
+}
+
+// A field that one object schema of a part declares and another, with `unknownKeys: "reject"`,
+// refuses (a group's strict query and a route's own field): every check runs, so none passes.
+function refused(schemas: readonly Schema[]): string | undefined {
+  const objects = (schemas as readonly SchemaNode[]).filter((schema) =>
+    schema.kind === "object"
+  ) as ObjectSchema<Shape>[];
+  for (const strict of objects) {
+    if (strict.unknownKeys !== "reject") continue;
+    for (const other of objects) {
+      for (const key of Object.keys(other.shape)) {
+        if (!Object.hasOwn(strict.shape, key)) return key;
+      }
+    }
+  }
+  return undefined;
 }
 
 // A field's schema in a parameter: a value must pass every check of it, so two or more are an

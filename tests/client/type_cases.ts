@@ -45,6 +45,13 @@ const api = router([
   get("/tagged", [describe({
     query: schema.object({ tag: schema.array(schema.string()), page: schema.integer() }),
   })], (ctx) => ctx.json(ctx.var.query)),
+  // A group's body and the route's: both decode the body.
+  group("/tenants", [describe({ body: schema.object({ tenant: schema.string() }) })], [
+    post("/notes", [describe({
+      body: schema.object({ text: schema.string() }),
+      responses: { 201: Note },
+    })], (ctx) => ctx.json({ id: 1, text: ctx.var.body.text }, { status: 201 })),
+  ]),
 ]);
 const app = chain([logger()], api);
 
@@ -90,6 +97,11 @@ export async function typeCases(): Promise<void> {
   // An array query field may be left out (the server reads it as []); the others may not.
   await c.get("/tagged", { query: { page: 1 } });
   await c.get("/tagged", { query: { page: 1, tag: ["a", "b"] } });
+  const tenanted = await c.post("/tenants/notes", { json: { tenant: "acme", text: "hi" } });
+  if (!tenanted.problem && tenanted.status === 201) {
+    const id: number = tenanted.data.id;
+    void id;
+  }
   // @ts-expect-error "page" is missing
   await c.get("/tagged", { query: { tag: ["a"] } });
 
@@ -124,6 +136,8 @@ export async function typeCases(): Promise<void> {
   await c.post("/boards/:board/notes", { params: { board: 1 }, headers });
   // @ts-expect-error the declared header is required
   await c.post("/boards/:board/notes", { params: { board: 1 }, json: { text: "x" } });
+  // @ts-expect-error the group's body requires tenant too
+  await c.post("/tenants/notes", { json: { text: "hi" } });
 
   // A group's query and params, when the route declares its own.
   // @ts-expect-error the group's validate() requires tenant

@@ -167,6 +167,9 @@ Deno.test("openapi() documents every check of a part, the group's and the route'
   ]);
   const doc = openapi(app, { title: "t", version: "1" });
   const [board, tenant, limits] = doc.paths["/boards/{board}/notes"].get.parameters!;
+  // the handler has the fields of every check, the group's too
+  const both = await app.fetch(new Request("http://x/boards/7/notes?tenant=t&limit=5&x=1"));
+  assert.deepEqual(await both.json(), { tenant: "t", limit: 5 });
   assert.equal(board.schema.type, "integer"); // the group's params, not a string
   assert.deepEqual([tenant.in, tenant.name, tenant.required], ["query", "tenant", true]);
   assert.deepEqual([limits.name, limits.required], ["limit", false]);
@@ -181,6 +184,124 @@ Deno.test("openapi() documents every check of a part, the group's and the route'
   assert.equal(await status("/boards/7/notes?tenant=t&limit=60"), 400); // over the route's 50
   assert.equal(await status("/boards/x/notes?tenant=t"), 400);
   assert.equal(await status("/boards/7/notes?tenant=t&limit=5"), 200);
+});
+
+Deno.test("openapi() documents a group's body and the route's as both, since both are decoded", async () => {
+  const Tenant = schema.object({ tenant: schema.string() });
+  const app = router([
+    group("/boards", [describe({ body: Tenant })], [
+      post(
+        "/notes",
+        [describe({ body: schema.object({ text: schema.string() }) })],
+        (ctx) => ctx.json(ctx.var.body),
+      ),
+      post("/flags", (ctx) => ctx.json(ctx.var.body)),
+    ]),
+  ]);
+  const doc = openapi(app, { title: "t", version: "1" });
+  const notes = doc.paths["/boards/notes"].post.requestBody.content["application/json"].schema;
+  assert.deepEqual(notes.allOf, [
+    { $ref: "#/components/schemas/Schema1" }, // the group's, used by both routes
+    { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+  ]);
+  assert.deepEqual(doc.paths["/boards/flags"].post.requestBody.content["application/json"], {
+    schema: { $ref: "#/components/schemas/Schema1" },
+  });
+  await check(doc);
+  // what the document says is what the app runs: the body must pass both
+  const status = async (body: unknown) =>
+    (await app.fetch(
+      new Request("http://x/boards/notes", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      }),
+    )).status;
+  assert.equal(await status({ text: "hi" }), 400);
+  assert.equal(await status({ tenant: "t" }), 400);
+  assert.equal(await status({ tenant: "t", text: "hi" }), 200);
+});
+
+Deno.test("openapi() writes a valid document or throws: operationIds, names, braces, params", async () => {
+  const text = () => new Response("ok");
+  // a group's operationId would name every route of the group
+  const grouped = router([
+    group("/g", [describe({ operationId: "listThings" })], [get("/a", text), get("/b", text)]),
+  ]);
+  assert.throws(() => openapi(grouped, { title: "t", version: "1" }), {
+    name: "TypeError",
+    message: /"GET \/g\/a" and "GET \/g\/b" have the same operationId "listThings"/,
+  });
+  // a component name is also a JSON pointer in every $ref
+  assert.throws(
+    () =>
+      openapi([get("/n", [describe({ responses: { 200: Note } })], text)], {
+        title: "t",
+        version: "1",
+        schemas: { "My Note/v1": Note },
+      }),
+    { name: "TypeError", message: /"My Note\/v1" in info.schemas is not a component name/ },
+  );
+  // a response key that is not an HTTP status is refused where it is declared
+  for (const status of [99, 600, 1.5, -200]) {
+    assert.throws(() => describe({ responses: { [status]: Note } }), {
+      name: "TypeError",
+      message: new RegExp(`the response status ${status} is not an HTTP status`),
+    });
+  }
+  // a params schema that requires a name the pattern lacks refuses every request
+  const misnamed = router([
+    get("/notes/:id", [validate({ params: schema.object({ noteId: schema.integer() }) })], text),
+  ]);
+  assert.equal((await misnamed.fetch(new Request("http://x/notes/1"))).status, 400);
+  assert.throws(() => openapi(misnamed, { title: "t", version: "1" }), {
+    name: "TypeError",
+    message: /"GET \/notes\/:id" requires "noteId", which its pattern does not have/,
+  });
+  // a strict check of a part refuses what another check of it declares
+  const strict = (fields: Record<string, never>) =>
+    schema.object(fields, { unknownKeys: "reject" });
+  const conflicts = [
+    group("/q", [validate({ query: strict({ tenant: schema.string() as never }) })], [
+      get(
+        "/",
+        [describe({ query: schema.object({ limit: schema.optional(schema.integer()) }) })],
+        text,
+      ),
+    ]),
+    group("/b", [describe({ body: schema.object({ tenant: schema.string() }) })], [
+      post("/", [describe({ body: strict({ text: schema.string() as never }) })], text),
+    ]),
+  ];
+  for (
+    const [item, part, field] of [[conflicts[0], "query", "limit"], [
+      conflicts[1],
+      "body",
+      "tenant",
+    ]] as const
+  ) {
+    assert.throws(() => openapi([item], { title: "t", version: "1" }), {
+      name: "TypeError",
+      message: new RegExp(
+        `a check of the ${part} of .* refuses unknown fields, and another declares "${field}"`,
+      ),
+    });
+  }
+  // an optional one is fine: a group's check of a param some of its routes have
+  const some = router([
+    group("/notes", [
+      validate({ params: schema.object({ id: schema.optional(schema.integer()) }) }),
+    ], [
+      get("/", text),
+      get("/:id", text),
+    ]),
+    // a brace in a static segment is text, not a template
+    get("/v1/{literal}", text),
+  ]);
+  const doc = openapi(some, { title: "t", version: "1" });
+  assert.deepEqual(Object.keys(doc.paths), ["/notes", "/notes/{id}", "/v1/%7Bliteral%7D"]);
+  await check(doc);
+  assert.equal((await some.fetch(new Request("http://x/v1/%7Bliteral%7D"))).status, 200);
 });
 
 Deno.test("openapi() marks an array query field optional, a nullable one too: validate() reads none as []", async () => {
