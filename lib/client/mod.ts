@@ -63,6 +63,7 @@ export type {
   ProblemDetails,
   QueryInput,
   RouteAt,
+  StatusOf,
   Success,
   TextFields,
   TextValue,

@@ -133,8 +133,8 @@ export type QueryInput<D> = Part<D, "query"> extends infer Q ? undefined extends
 
 /** The `headers` of a call: typed by the declared headers schema, or any. */
 export type HeadersInput<D> = Part<D, "headers"> extends infer H ? undefined extends H ? {
-      /** Headers to send (the route declares none). */
-      headers?: { readonly [name: string]: string };
+      /** Headers to send (the route declares none; an array is a list, `null` is left out). */
+      headers?: { readonly [name: string]: TextValue | readonly TextValue[] | null | undefined };
     }
   : object extends TextFields<H> ? {
       /** Headers, typed by the route's headers schema. */
@@ -219,21 +219,27 @@ export type Data<X> = X extends StandardSchemaV1 ? Infer<X>
 /** Whether a status is 2xx, as a literal type. */
 export type Success<S> = `${S & number}` extends `2${string}` ? true : false;
 
+/**
+ * A key of `describe({ responses })` as a status: `201`, or `"201"` (a key written as a string
+ * names the same status).
+ */
+export type StatusOf<K> = K extends number ? K : K extends `${infer N extends number}` ? N : never;
+
 /** One answer per declared status, `data` typed by its schema. */
 export type DeclaredAnswers<R> = {
-  [S in keyof R & number]: {
+  [K in keyof R]: [StatusOf<K>] extends [never] ? never : {
     /** True for a 2xx status. */
-    ok: Success<S>;
+    ok: Success<StatusOf<K>>;
     /** The status. */
-    status: S;
+    status: StatusOf<K>;
     /** The JSON body, typed by the status's schema (`undefined` when it declares none). */
-    data: Data<R[S]>;
+    data: Data<R[K]>;
     /** Never set on a declared answer. */
     problem?: undefined;
     /** The response (its JSON body has been read). */
     response: Response;
   };
-}[keyof R & number];
+}[keyof R];
 
 /** An answer of a route that declares no responses: any status, an untyped body. */
 export interface UndeclaredAnswer {

@@ -43,13 +43,18 @@ const api = router([
     }),
   })], (ctx) => ctx.json(ctx.var.query)),
   get("/tagged", [describe({
-    query: schema.object({ tag: schema.array(schema.string()), page: schema.integer() }),
+    query: schema.object({
+      tag: schema.array(schema.string()),
+      ids: schema.nullable(schema.array(schema.integer())),
+      page: schema.integer(),
+    }),
   })], (ctx) => ctx.json(ctx.var.query)),
   // A group's body and the route's: both decode the body.
   group("/tenants", [describe({ body: schema.object({ tenant: schema.string() }) })], [
     post("/notes", [describe({
       body: schema.object({ text: schema.string() }),
-      responses: { 201: Note },
+      // a status written as a string key names the same status
+      responses: { "201": Note, 409: { description: "Taken" } },
     })], (ctx) => ctx.json({ id: 1, text: ctx.var.body.text }, { status: 201 })),
   ]),
 ]);
@@ -94,13 +99,20 @@ export async function typeCases(): Promise<void> {
     headers: { "x-trace": null, "x-tenant": "acme" },
   });
 
-  // An array query field may be left out (the server reads it as []); the others may not.
+  // An array query field may be left out (the server reads it as [], a nullable one too); the
+  // others may not.
   await c.get("/tagged", { query: { page: 1 } });
-  await c.get("/tagged", { query: { page: 1, tag: ["a", "b"] } });
+  await c.get("/tagged", { query: { page: 1, tag: ["a", "b"], ids: [1] } });
+  // A route without a headers schema takes any header, as text, a list or null.
+  await c.get("/health", { headers: { "x-n": 1, "x-list": ["a", 2], "x-none": null } });
   const tenanted = await c.post("/tenants/notes", { json: { tenant: "acme", text: "hi" } });
   if (!tenanted.problem && tenanted.status === 201) {
     const id: number = tenanted.data.id;
     void id;
+  }
+  if (!tenanted.problem && tenanted.status === 409) {
+    const nothing: undefined = tenanted.data;
+    void nothing;
   }
   // @ts-expect-error "page" is missing
   await c.get("/tagged", { query: { tag: ["a"] } });
