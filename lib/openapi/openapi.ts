@@ -88,6 +88,17 @@ interface Declared {
 }
 
 const PROBLEM = "application/problem+json";
+// The methods of an OpenAPI 3.1 Path Item Object (§4.8.9.1).
+const METHODS: readonly string[] = [
+  "GET",
+  "PUT",
+  "POST",
+  "DELETE",
+  "OPTIONS",
+  "HEAD",
+  "PATCH",
+  "TRACE",
+];
 // The framework's own schemas, which its error responses refer to. A user schema may not take
 // their names (the Writer refuses it): renaming these instead (say, to `WeftProblem`) would only
 // move the collision to another name a user may choose, and would change `$ref`s that documents
@@ -117,7 +128,8 @@ const ERROR_TEXT: Record<string, string> = {
 /**
  * Writes an OpenAPI 3.1 document for a router's routes. Paths come from the patterns (`:id`
  * becomes `{id}`; `*rest` becomes `{rest}`, documented as the rest of the path, slashes
- * included), methods as declared (the router's automatic HEAD and OPTIONS are left out),
+ * included), methods as declared (the router's automatic HEAD and OPTIONS are left out, and so
+ * are routes of a method OpenAPI 3.1 has no field for, such as QUERY or PROPFIND),
  * parameters from the route's `validate()` schemas (a path param it does not name is a string),
  * the request body and responses from its `describe()`, and on every operation the
  * `application/problem+json` errors the framework itself sends: 400 where something is validated,
@@ -178,6 +190,8 @@ export function openapi(
   const operationIds = new Map<string, string>();
   let bearer = false;
   for (const [route, declared] of routes) {
+    // a method a Path Item has no field for (QUERY, PROPFIND…) cannot be written in 3.1
+    if (!METHODS.includes(route.method)) continue;
     const path = template(route.pattern);
     const name = `${route.method} ${route.pattern}`;
     // OpenAPI 3.1 §4.8.10.1: an operationId is unique among all operations (a group's

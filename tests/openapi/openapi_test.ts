@@ -2,7 +2,7 @@
 // the demo app, a generated 200-route app) checked by a maintained OpenAPI validator from npm.
 import assert from "node:assert/strict";
 import { validate as validateDocument } from "@readme/openapi-parser";
-import { chain, del, get, group, post, router, schema, validate } from "../../mod.ts";
+import { chain, del, get, group, post, route, router, schema, validate } from "../../mod.ts";
 import { describe, openapi, type OpenApiDocument } from "../../lib/openapi/mod.ts";
 import { VALIDATES } from "../../lib/middleware/_validated.ts";
 import { generatedRoutes } from "./_generated.ts";
@@ -222,7 +222,7 @@ Deno.test("openapi() documents a group's body and the route's as both, since bot
   assert.equal(await status({ tenant: "t", text: "hi" }), 200);
 });
 
-Deno.test("openapi() writes a valid document or throws: operationIds, names, braces, params", async () => {
+Deno.test("openapi() writes a valid document or throws: operationIds, names, braces, params, methods", async () => {
   const text = () => new Response("ok");
   // a group's operationId would name every route of the group
   const grouped = router([
@@ -297,9 +297,13 @@ Deno.test("openapi() writes a valid document or throws: operationIds, names, bra
     ]),
     // a brace in a static segment is text, not a template
     get("/v1/{literal}", text),
+    // methods a Path Item of OpenAPI 3.1 has no field for are left out
+    route("QUERY", "/notes", text),
+    route("propfind", "/dav", text),
   ]);
   const doc = openapi(some, { title: "t", version: "1" });
   assert.deepEqual(Object.keys(doc.paths), ["/notes", "/notes/{id}", "/v1/%7Bliteral%7D"]);
+  assert.deepEqual(Object.keys(doc.paths["/notes"]), ["get"]);
   await check(doc);
   assert.equal((await some.fetch(new Request("http://x/v1/%7Bliteral%7D"))).status, 200);
 });
