@@ -144,13 +144,15 @@ async function read(response: Response): Promise<AnswerAny> {
   const problem = typeof value === "object" && value !== null && !Array.isArray(value)
     ? value as Partial<ProblemDetails>
     : {};
+  // RFC 9457 §3.1: a problem without a type is "about:blank", whose title is the status's
+  // phrase (an empty body, as a HEAD answer has, names neither)
   return {
     ok: false,
     status,
     problem: {
       ...problem,
-      type: problem.type ?? "about:blank",
-      title: problem.title ?? "",
+      type: typeof problem.type === "string" ? problem.type : "about:blank",
+      title: typeof problem.title === "string" ? problem.title : response.statusText,
       status,
     },
     response,

@@ -44,6 +44,21 @@ const app = router([
   get("/thrown", () => {
     throw new Error("boom");
   }),
+  get("/bare-problem", () =>
+    new Response(null, {
+      status: 429,
+      statusText: "Too Many Requests",
+      headers: { "content-type": "application/problem+json" },
+    })),
+  get(
+    "/odd-problem",
+    () =>
+      new Response(JSON.stringify({ type: null, title: 7, detail: "slow down" }), {
+        status: 429,
+        statusText: "Too Many Requests",
+        headers: { "content-type": "application/problem+json" },
+      }),
+  ),
 ], { onError: () => {} });
 
 Deno.test("client() fills the pattern, writes the query and headers, and sends JSON", async () => {
@@ -112,6 +127,17 @@ Deno.test("client() answers every failure with problem details, never a throw", 
     500,
     "Internal Server Error",
   ]);
+
+  // a problem that names no title (an empty body, a title that is not text) gets the status's
+  // phrase, as RFC 9457 §3.1 says for "about:blank"
+  for (const path of ["/bare-problem", "/odd-problem"] as const) {
+    const bare = await api.get(path);
+    assert.deepEqual(
+      [bare.problem?.type, bare.problem?.title, bare.problem?.status],
+      ["about:blank", "Too Many Requests", 429],
+      path,
+    );
+  }
 
   const refused = await api.post("/notes", { json: { text: 7 } as unknown as { text: string } });
   assert.equal(refused.problem?.status, 400);

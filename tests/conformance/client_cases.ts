@@ -118,4 +118,26 @@ export const clientCases: Record<string, (env: Env) => Promise<void>> = {
     assert.equal(gone.status, 0);
     assert.equal(gone.problem?.title, "The request failed");
   },
+
+  async "client: a problem+json answer without a body gets the status's phrase as its title"(env) {
+    const { get, router } = env.weft;
+    const app = router([
+      get("/limited", () =>
+        new Response(null, {
+          status: 429,
+          headers: { "content-type": "application/problem+json", "retry-after": "1" },
+        })),
+    ]);
+    const server = env.weft.serve(app, { hostname: "127.0.0.1", port: 0, onListen() {} });
+    try {
+      const api = env.client.client<typeof app>(`http://127.0.0.1:${server.addr.port}`);
+      const limited = await api.get("/limited");
+      assert.deepEqual(
+        [limited.ok, limited.problem?.type, limited.problem?.title, limited.problem?.status],
+        [false, "about:blank", "Too Many Requests", 429],
+      );
+    } finally {
+      await withDeadline(server.shutdown(), 10_000, "the client server to shut down");
+    }
+  },
 };
