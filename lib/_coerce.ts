@@ -12,7 +12,7 @@
 //   others    the text as it is (the first value of a repeated key)
 import { formatPath, type PathKey } from "./json/json_error.ts";
 import { isWeftSchema, schema, type SchemaNode } from "./json/schema.ts";
-import { parseList } from "./middleware/_headers.ts";
+import { isToken, parseList } from "./middleware/_headers.ts";
 
 const INTEGER = /^-?(?:0|[1-9][0-9]*)$/;
 const NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
@@ -79,6 +79,12 @@ export function partReader(part: string, target: unknown, lists = false): PartRe
     throw new TypeError(`Cannot validate the ${part}: the schema must be a schema.object()`);
   }
   for (const [key, field] of Object.entries(target.shape)) {
+    // a header is read by its name, which Headers refuses (throws) unless it is a token
+    if (lists && !isToken(key)) {
+      throw new TypeError(
+        `Cannot validate the ${part}: "${key}" is not a header name (RFC 9110 §5.1: a token)`,
+      );
+    }
     const kind = untextual(field as SchemaNode, false);
     if (kind !== undefined) {
       throw new TypeError(

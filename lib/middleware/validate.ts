@@ -58,7 +58,7 @@ export type Validator<S extends ValidateSchemas> = Middleware<ValidatedParts<S>>
  * @returns The middleware; use it per route or in a group.
  * @throws {TypeError} When a part's schema is not a `schema.object()`, or has a field that text
  * cannot hold (an object, a record, a union, `null`, an array of any of these or of arrays),
- * whose check could never pass.
+ * whose check could never pass, or a headers field whose name is not a header name.
  *
  * @example
  * ```ts

@@ -191,6 +191,14 @@ Deno.test("validate() refuses a field text cannot hold, whose check could never 
       }, kind);
     }
   }
+  // a header is read by its name: one that is not a token would throw on every request (a 500)
+  for (const name of ["x tenant", "", "x-é", "a:b"]) {
+    assert.throws(() => validate({ headers: schema.object({ [name]: schema.string() }) }), {
+      name: "TypeError",
+      message:
+        `Cannot validate the headers: "${name}" is not a header name (RFC 9110 §5.1: a token)`,
+    });
+  }
   // what text can hold: scalars, any, and arrays of them, optional or nullable
   const app = router([
     get("/t", [validate({
