@@ -52,7 +52,19 @@ export async function call(
       headers.set("content-type", "application/json");
     }
     const url = base + encode(segments) + search(input.query ?? {});
-    request = new Request(url, { ...defaults, ...input.init, method, headers, body });
+    const init: RequestInit & { duplex?: "half" } = {
+      ...defaults,
+      ...input.init,
+      method,
+      headers,
+      body,
+    };
+    // Fetch requires `duplex: "half"` with a stream body; Node's fetch enforces it (a
+    // TypeError), Deno's does not
+    if (typeof ReadableStream === "function" && body instanceof ReadableStream) {
+      init.duplex = "half";
+    }
+    request = new Request(url, init);
   } catch (error) {
     return failure(0, "The request could not be written", error);
   }

@@ -34,6 +34,7 @@ function notesApp(env: Env) {
       responses: { 201: Note },
     })], (ctx) => ctx.json({ id: ctx.var.params.board, text: ctx.var.body.text }, { status: 201 })),
     get("/files/*path", (ctx) => ctx.json({ path: ctx.params.path })),
+    post("/echo", async (ctx) => ctx.json({ body: await ctx.req.text() })),
   ]);
 }
 
@@ -70,6 +71,18 @@ export const clientCases: Record<string, (env: Env) => Promise<void>> = {
 
       const file = await api.get("/files/*path", { params: { path: "a dir/b?.txt" } });
       assert.deepEqual(file.data, { path: "a dir/b?.txt" });
+
+      // a stream body is sent as it is, on Node's fetch too (which needs duplex: "half")
+      const bytes = new TextEncoder().encode('{"text":"streamed"}');
+      const streamed = await api.post("/echo", {
+        body: new ReadableStream({
+          start(controller) {
+            controller.enqueue(bytes);
+            controller.close();
+          },
+        }),
+      });
+      assert.deepEqual([streamed.status, streamed.data], [200, { body: '{"text":"streamed"}' }]);
     } finally {
       await withDeadline(server.shutdown(), 10_000, "the client server to shut down");
     }
