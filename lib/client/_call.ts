@@ -134,8 +134,9 @@ async function read(response: Response): Promise<AnswerAny> {
   if (!isProblem && media !== "application/json" && !media.endsWith("+json")) {
     // An error that is not JSON (a proxy's HTML 502, a plain-text 500) was declared by no
     // route: it is a problem, so that `if (res.problem)` covers it before `res.data` is read
-    // (its body is left in `response`).
-    if (!ok) {
+    // (its body is left in `response`). A 3xx (a 304 to a conditional request, a redirect
+    // not followed) is an answer, not an error.
+    if (!ok && (status < 300 || status >= 400)) {
       return {
         ok,
         status,

@@ -7,6 +7,7 @@ import { get, post, router, schema } from "../../mod.ts";
 import { describe } from "../../lib/openapi/mod.ts";
 import { client } from "../../lib/client/mod.ts";
 
+const Note = schema.object({ id: schema.integer(), text: schema.string() });
 const app = router([
   get("/echo/:id/*rest", (ctx) =>
     ctx.json({
@@ -44,6 +45,13 @@ const app = router([
   get("/thrown", () => {
     throw new Error("boom");
   }),
+  get("/cached", [describe({ responses: { 200: Note, 304: { description: "Not Modified" } } })], (
+    ctx,
+  ) =>
+    ctx.header("if-none-match") === '"v1"'
+      ? new Response(null, { status: 304, headers: { etag: '"v1"' } })
+      : ctx.json({ id: 1, text: "t" }, { headers: { etag: '"v1"' } })),
+  get("/moved", () => new Response(null, { status: 302, headers: { location: "/text" } })),
   get("/bare-problem", () =>
     new Response(null, {
       status: 429,
@@ -149,6 +157,24 @@ Deno.test("client() answers every failure with problem details, never a throw", 
   const gone = await failing.get("/text");
   assert.deepEqual([gone.ok, gone.status, gone.problem?.status], [false, 0, 0]);
   assert.equal(gone.problem?.detail, "TypeError: connection refused");
+});
+
+Deno.test("client() reads a 3xx as an answer, not a problem: a declared 304, a redirect not followed", async () => {
+  const api = client<typeof app>("http://localhost", { fetch: app.fetch });
+  // a 3xx is an answer, not a problem: a 304 the route declares, a redirect not followed
+  const fresh = await api.get("/cached", { init: { headers: { "if-none-match": '"v1"' } } });
+  assert.deepEqual([fresh.ok, fresh.status, fresh.problem, fresh.data], [
+    false,
+    304,
+    undefined,
+    undefined,
+  ]);
+  if (!fresh.problem && fresh.status === 304) {
+    assert.equal(fresh.response.headers.get("etag"), '"v1"');
+  }
+  const moved = await api.get("/moved", { init: { redirect: "manual" } });
+  assert.deepEqual([moved.status, moved.problem], [302, undefined]);
+  assert.equal(moved.response?.headers.get("location"), "/text");
 });
 
 Deno.test("client() leaves out a null query field or header, as it leaves out undefined", async () => {
