@@ -499,7 +499,25 @@ function refused(schemas: readonly Schema[]): string | undefined {
 // A field's schema in a parameter: a value must pass every check of it, so two or more are an
 // `allOf`.
 function both(fields: readonly Schema[]): JsonSchemaDocument {
-  return fields.length === 1 ? inline(fields[0]) : { allOf: fields.map(inline) };
+  const text = (field: Schema) => nonNull(inline(field));
+  return fields.length === 1 ? text(fields[0]) : { allOf: fields.map(text) };
+}
+
+// A parameter is text, which cannot say null: validate() reads a nullable field, or item, as
+// its inner schema ("null" is the text "null"), so the parameter's schema is that one. Written
+// with the null, it told clients that null may be sent, and a required field sent as null (left
+// out, or "null") was refused.
+function nonNull(schema: JsonSchemaDocument): JsonSchemaDocument {
+  const { anyOf, items } = schema;
+  if (
+    Array.isArray(anyOf) && anyOf.length === 2 && (anyOf[1] as { type?: string }).type === "null"
+  ) {
+    return nonNull(anyOf[0] as JsonSchemaDocument);
+  }
+  if (schema.type === "array" && typeof items === "object" && items !== null) {
+    return { ...schema, items: nonNull(items as JsonSchemaDocument) };
+  }
+  return schema;
 }
 
 // A schema inside the document: the document declares the dialect once (3.1's default is
