@@ -57,6 +57,11 @@ export function numberConstraints(c: NumberConstraints): NumberConstraints {
   const exclusiveMaximum = limit(where, "exclusiveMaximum", c.exclusiveMaximum);
   const multipleOf = limit(where, "multipleOf", c.multipleOf);
   range(where, "minimum", minimum, maximum);
+  // an exclusive bound that meets or passes the other bound leaves no number either
+  const low = exclusiveMinimum ?? -Infinity, high = exclusiveMaximum ?? Infinity;
+  if (low >= (maximum ?? Infinity) || (minimum ?? -Infinity) >= high || low >= high) {
+    throw new TypeError(`Cannot build ${where}: its bounds leave no number between them`);
+  }
   if (multipleOf !== undefined && multipleOf <= 0) {
     throw new TypeError(`Cannot build ${where}: multipleOf is more than 0`);
   }

@@ -148,7 +148,12 @@ const numberCons = fc.record({
   exclusiveMinimum: opt(fc.constantFrom(...LIMITS)),
   exclusiveMaximum: opt(fc.constantFrom(...LIMITS)),
   multipleOf: opt(fc.constantFrom(0.5, 2, 3)),
-}).map((c) => clean(ordered(c, "minimum", "maximum")));
+}).map((c) => ordered(c, "minimum", "maximum")).map((c) => {
+  // the builder refuses exclusive bounds that leave no number: drop the exclusive ones then
+  const low = c.exclusiveMinimum ?? -Infinity, high = c.exclusiveMaximum ?? Infinity;
+  const empty = low >= (c.maximum ?? Infinity) || (c.minimum ?? -Infinity) >= high || low >= high;
+  return clean(empty ? { ...c, exclusiveMinimum: undefined, exclusiveMaximum: undefined } : c);
+});
 
 const arrayCons = fc.record({
   minItems: opt(fc.nat(2)),

@@ -187,6 +187,22 @@ Deno.test("the builders reject constraints that cannot hold", () => {
   assert.throws(() => s.string({ format: "ipv4" as never }), /format is one of/);
   assert.throws(() => s.number({ minimum: Number.NaN }), /minimum is a finite number/);
   assert.throws(() => s.integer({ multipleOf: 0 }), /multipleOf is more than 0/);
+  for (
+    const bounds of [
+      { exclusiveMinimum: 5, exclusiveMaximum: 1 },
+      { exclusiveMinimum: 1, exclusiveMaximum: 1 },
+      { minimum: 1, exclusiveMaximum: 1 },
+      { exclusiveMinimum: 3, maximum: 3 },
+      { minimum: 4, exclusiveMaximum: 2 },
+    ]
+  ) {
+    assert.throws(() => s.number(bounds), /its bounds leave no number between them/);
+  }
+  // bounds that meet, inclusively, still hold one number
+  assert.deepEqual(json.decode("1", s.number({ minimum: 1, maximum: 1, exclusiveMinimum: 0 })), {
+    ok: true,
+    value: 1,
+  });
   assert.throws(() => s.array(s.string(), { maxItems: 1.5 }), /maxItems/);
   assert.throws(() => s.array(s.string(), { uniqueItems: 1 as never }), /uniqueItems/);
   assert.throws(() => s.record(s.string(), { maxProperties: -2 }), /maxProperties/);
