@@ -71,8 +71,11 @@ export const BUDGETS: readonly Budget[] = [
     // longer reported through Deno.serve's onError, which serve() logged as a failure of the
     // server (22 B); 8,751 B with that and logger()'s escape of the bidirectional characters that
     // reorder a line (U+202A–U+202E, U+2066–U+2069), which the Deno adapter lets into a
-    // request's path (measured together: gzip makes the parts add up to no exact sum).
-    ceiling: 8_755,
+    // request's path (measured together: gzip makes the parts add up to no exact sum); 8,758 B
+    // with no change to the core's code: a change outside the core renamed some of the core's
+    // minified identifiers (the bundles differ in names only), which moves the gzip size by a
+    // few bytes either way (seen: 7 B).
+    ceiling: 8_765,
     anchor: "hono/tiny measured the same way: 5,951 B; goal 5,000 B",
   },
   {
