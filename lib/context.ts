@@ -292,7 +292,9 @@ export class Context<P extends Params = Params, V extends object = Record<never,
    * @returns `{ ok: true, value }` or `{ ok: false, error }` with a `JsonError`.
    * @throws {HttpError} 415 when a Content-Type is given and is not JSON (`application/json`
    * or `…+json`; a body without one is decoded), or the body is in a content coding
-   * (`Content-Encoding: gzip`; the 415 says `Accept-Encoding: identity`).
+   * (`Content-Encoding: gzip`; the 415 says `Accept-Encoding: identity`). A Standard Schema
+   * validator that throws or is asynchronous makes it throw too (a 500, reported): a fault of the
+   * app, not of the request.
    *
    * @example
    * ```ts

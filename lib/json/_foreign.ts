@@ -16,23 +16,35 @@ export type ForeignResult =
   | { ok: true; value: unknown }
   | { ok: false; errors: JsonError[] };
 
-/** Runs `target` on `value`, mapping at most `max` issues. */
+/**
+ * Runs `target` on `value`, mapping at most `max` issues.
+ *
+ * @throws {Error} when the validator throws (the error is its `cause`), and a `TypeError` when
+ * it is asynchronous: faults of the validator, not of the input, which a request must not be
+ * blamed for (a 400 that carried the validator's message to the client).
+ */
 export function foreignIssues(
   target: StandardSchemaV1,
   value: unknown,
   max: number,
 ): ForeignResult {
+  const standard = target?.["~standard"];
+  if (typeof standard?.validate !== "function") {
+    throw new TypeError("Cannot decode: the target is not a schema or a Standard Schema validator");
+  }
   let result;
   try {
-    result = target["~standard"].validate(value);
+    result = standard.validate(value);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    return { ok: false, errors: [invalid([], `The validator threw: ${reason}`)] };
+    throw new Error(`Cannot decode: the ${vendorOf(standard)} validator threw`, { cause: error });
   }
   if (result instanceof Promise) {
     result.catch(() => {}); // its outcome is not awaited
-    const message = "The validator is asynchronous; json.decode needs a synchronous one";
-    return { ok: false, errors: [invalid([], message)] };
+    throw new TypeError(
+      `Cannot decode: the ${
+        vendorOf(standard)
+      } validator is asynchronous; json.decode needs a synchronous one`,
+    );
   }
   if (result.issues === undefined) return { ok: true, value: result.value };
   const errors: JsonError[] = [];
@@ -42,6 +54,10 @@ export function foreignIssues(
   }
   if (errors.length === 0) errors.push(invalid([], "The validator failed"));
   return { ok: false, errors };
+}
+
+function vendorOf(standard: { vendor?: unknown }): string {
+  return typeof standard.vendor === "string" ? JSON.stringify(standard.vendor) : "Standard Schema";
 }
 
 function invalid(path: PathKey[], message: string): JsonError {

@@ -124,7 +124,8 @@ export interface DecodeOptions {
 export interface Decodable<T = unknown> {
   /**
    * Decodes UTF-8 bytes or text into a `T`; never throws on any input but request headers
-   * that describe a body it cannot read.
+   * that describe a body it cannot read (and for a Standard Schema validator that throws or is
+   * asynchronous, a fault of the validator).
    *
    * @param data The bytes (a request body) or text.
    * @param headers The request's headers, when there is a request: a Content-Type that is

@@ -10,7 +10,9 @@
  *   `{ ok: false, error }` with a {@linkcode JsonError}: `syntax_error` (`offset`),
  *   `type_mismatch` (`expected`, `path`), `missing_field` (`field`, `path`), `constraint`
  *   (`constraint`, `limit`, `path`), `unexpected_field` (`field`, `path`) or `invalid`, each
- *   with a readable `message`. It never throws on any input. `{ issues: "all" }` adds
+ *   with a readable `message`. It never throws on any input; it throws only for a fault of a
+ *   Standard Schema validator given to it (one that throws, or is asynchronous), which is no
+ *   fault of the input. `{ issues: "all" }` adds
  *   `issues`: every issue, up to {@linkcode MAX_ISSUES}. The target may also be any Standard
  *   Schema v1 validator (zod, valibot, arktype); each of its issues is mapped to the kind that
  *   fits, else to `invalid`.
@@ -212,6 +214,9 @@ export type {
 export interface JsonCodec {
   /**
    * Decodes UTF-8 bytes or text against a schema; never throws on any input.
+   *
+   * @throws {Error} when a Standard Schema validator throws (its error is the `cause`), and a
+   * `TypeError` when it is asynchronous: faults of the validator, not of the input.
    *
    * @param data The bytes (a request body) or text.
    * @param target A Weft schema or any Standard Schema v1 validator.

@@ -2,7 +2,14 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
 import * as v from "valibot";
-import { json, type JsonError, type StandardSchemaV1 } from "../../lib/json/mod.ts";
+import {
+  json,
+  type JsonError,
+  jsonErrorResponse,
+  schema,
+  type StandardSchemaV1,
+} from "../../lib/json/mod.ts";
+import { post, router } from "../../mod.ts";
 
 function failure(result: { ok: boolean; error?: JsonError }): JsonError {
   assert.ok(!result.ok && result.error);
@@ -73,25 +80,57 @@ Deno.test("json.decode() maps zod's unrecognized keys to unexpected_field at eac
   ]);
 });
 
-Deno.test("json.decode() turns asynchronous or throwing validators into invalid", () => {
+Deno.test("json.decode() throws for an asynchronous or throwing validator: its fault, not the input's", () => {
   const asynchronous: StandardSchemaV1<number> = {
     "~standard": { version: 1, vendor: "test", validate: () => Promise.resolve({ value: 1 }) },
   };
-  const e = failure(json.decode("1", asynchronous));
-  assert.equal(e.kind, "invalid");
-  assert.match(e.message, /asynchronous/);
+  assert.throws(() => json.decode("1", asynchronous), {
+    name: "TypeError",
+    message: /the "test" validator is asynchronous/,
+  });
+  const boom = new Error("boom");
   const throwing: StandardSchemaV1<number> = {
     "~standard": {
       version: 1,
       vendor: "test",
       validate: () => {
-        throw new Error("boom");
+        throw boom;
       },
     },
   };
-  assert.match(failure(json.decode("1", throwing)).message, /boom/);
+  assert.throws(() => json.decode("1", throwing), {
+    message: /the "test" validator threw/,
+    cause: boom,
+  });
   const zAsync = z.string().refine(() => Promise.resolve(true));
-  assert.equal(failure(json.decode('"x"', zAsync)).kind, "invalid");
+  assert.throws(() => json.decode('"x"', zAsync));
+  // a syntax error is still the input's: answered before the validator runs
+  assert.equal(failure(json.decode("{", throwing)).kind, "syntax_error");
+});
+
+Deno.test("ctx.decode() with a throwing validator is a reported 500, its message kept from the client", async () => {
+  const reported: unknown[] = [];
+  const throwing = schema.standard({
+    "~standard": {
+      version: 1,
+      vendor: "test",
+      validate: () => {
+        throw new Error("secret detail");
+      },
+    },
+  } as StandardSchemaV1<number>);
+  const app = router([post("/", async (ctx) => {
+    const result = await ctx.decode(throwing);
+    return result.ok ? ctx.json(result.value) : jsonErrorResponse(result.error);
+  })], { onError: (error) => void reported.push(error) });
+  const headers = { "content-type": "application/json" };
+  const res = await app.fetch(
+    new Request("http://localhost/", { method: "POST", headers, body: "1" }),
+  );
+  assert.equal(res.status, 500);
+  assert.doesNotMatch(await res.text(), /secret detail/);
+  assert.equal(reported.length, 1);
+  assert.match(String((reported[0] as Error).cause), /secret detail/);
 });
 
 Deno.test("json.decode() uses a foreign validator's transformed output", () => {
