@@ -63,6 +63,9 @@ export function parsePattern(pattern: string): Segment[] {
     const part = parts[i];
     const sigil = part[0];
     if (sigil !== ":" && sigil !== "*") {
+      // Requests are matched decoded, a "/" or "%" inside a segment kept as %2F or %25: any
+      // other escape in a pattern would match no request.
+      if (/%(?!2F|25)/.test(part)) fail("write it decoded (only %2F and %25 stay escaped)");
       segments.push({ kind: "static", value: part });
       continue;
     }

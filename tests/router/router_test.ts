@@ -221,12 +221,11 @@ for (const [matcher, compile] of MATCHERS) {
       get("/user/:id", echo("user")),
       get("/:a/:b", echo("any")),
       get("/aA", echo("decoded")),
-      get("/a%41", echo("literal")),
     ]);
     const user = await call(app, "GET", "/us%65r/42");
     assert.equal(user.body.route, "user");
     assert.deepEqual(user.body.params, { id: "42" });
-    // a pattern is compared with the decoded path, so "%41" in a pattern is never "A"
+    // a pattern is compared with the decoded path (and one written "/a%41" is refused)
     assert.equal((await call(app, "GET", "/a%41")).body.route, "decoded");
     assert.equal((await call(app, "GET", "/aA")).body.route, "decoded");
     assert.deepEqual((await call(app, "GET", "/user/7")).body.params, { id: "7" });
@@ -252,9 +251,34 @@ for (const [matcher, compile] of MATCHERS) {
       [() => router([get("u/:id", h)]), /must start with "\/"/],
       [() => router([get("/u/:id/:id", h)]), /appears twice/],
       [() => router([get("/u/:__proto__", h)]), /"__proto__" cannot name a param/],
+      // requests are matched decoded: an escaped pattern matched nothing, silently
+      [() => router([get("/caf%C3%A9", h)]), /"\/caf%C3%A9".*write it decoded/],
+      [() => router([get("/a%20b", h)]), /write it decoded/],
+      [() => router([get("/100%", h)]), /write it decoded/],
+      [() => router([get("/x%2fy", h)]), /only %2F and %25 stay escaped/],
       [() => router([route("GET", "/a", undefined as unknown as Handler)]), /not a function/],
     ];
     for (const [fn, message] of cases) assert.throws(fn, message);
+  });
+
+  Deno.test(`router() matches a pattern written decoded, and %2F and %25 in one [${matcher}]`, async () => {
+    const app = router([
+      get("/café", echo("cafe")),
+      get("/a b", echo("space")),
+      get("/x%2Fy", echo("slash")),
+      get("/100%25", echo("percent")),
+    ]);
+    for (
+      const [path, name] of [
+        ["/caf%C3%A9", "cafe"],
+        ["/a%20b", "space"],
+        ["/x%2Fy", "slash"],
+        ["/x%2fy", "slash"],
+        ["/100%25", "percent"],
+      ]
+    ) {
+      assert.equal((await call(app, "GET", path)).body.route, name, path);
+    }
   });
 
   Deno.test(`router() accepts the same pattern for different methods and custom methods [${matcher}]`, async () => {
