@@ -31,7 +31,8 @@ export interface RequestIdOptions {
    */
   maxLength?: number;
   /**
-   * Makes a new id.
+   * Makes a new id: letters, digits and `._:+/=-` only, as an incoming id must be (another
+   * makes the request a reported 500 whose `TypeError` says what `generate()` returned).
    *
    * @default {() => crypto.randomUUID()}
    */
@@ -114,9 +115,18 @@ export function requestId(options: RequestIdOptions = {}): Middleware<RequestIdV
 
   return async function requestId(ctx, next) {
     const incoming = trust ? ctx.header(header) : null;
-    const id = incoming !== null && incoming.length <= maxLength && SAFE_ID.test(incoming)
-      ? incoming
-      : generate(ctx);
+    let id = incoming;
+    if (id === null || id.length > maxLength || !SAFE_ID.test(id)) {
+      id = generate(ctx);
+      // held to the rule of incoming ids, so that no id can end a log field or break the header
+      if (typeof id !== "string" || !SAFE_ID.test(id)) {
+        throw new TypeError(
+          `requestId(): generate() returned ${
+            JSON.stringify(id)
+          }, not letters, digits and ._:+/=- only`,
+        );
+      }
+    }
     ctx.set(REQUEST_ID_KEY, id);
     ctx.setHeader(header, id);
     return await next();

@@ -71,7 +71,7 @@ Deno.test("requestId() options: header, maxLength, generator, distrust", async (
   assert.throws(() => requestId({ maxLength: 0 }), /maxLength/);
 });
 
-Deno.test("logger() writes no id when requestId() is not used, and escapes a generated one", async () => {
+Deno.test("logger() writes no id when requestId() is not used; a generated id is held to the rule of incoming ones", async () => {
   const lines: string[] = [];
   const records: unknown[] = [];
   const plain = chain(
@@ -82,12 +82,20 @@ Deno.test("logger() writes no id when requestId() is not used, and escapes a gen
   );
   await plain.fetch(new Request("http://localhost/"));
   assert.deepEqual(Object.keys(JSON.parse(lines[0])), ["time", "method", "path", "status", "ms"]);
-  const odd = chain(
-    [logger({ sink: (l) => lines.push(l) }), requestId({ generate: () => "a\nb" })],
-    router([
-      get("/", () => new Response()),
-    ]),
-  );
-  await odd.fetch(new Request("http://localhost/"));
-  assert.match(lines[1], /id=a\\x0ab$/);
+  const reported: unknown[] = [];
+  for (const generated of ["a\nb", "a b", "", 42]) {
+    const odd = chain(
+      [
+        logger({ sink: (l) => lines.push(l) }),
+        requestId({ generate: () => generated as string }),
+      ],
+      router([get("/", () => new Response())], { onError: (e) => void reported.push(e) }),
+    );
+    const res = await odd.fetch(new Request("http://localhost/"));
+    assert.equal(res.status, 500, String(generated));
+    await res.body?.cancel();
+    assert.match(String(reported.at(-1)), /TypeError: requestId\(\): generate\(\) returned/);
+    assert.doesNotMatch(lines.at(-1)!, /\n|id=/);
+  }
+  assert.equal(reported.length, 4);
 });
