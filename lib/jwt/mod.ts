@@ -185,6 +185,17 @@ function keyResolver(options: JwtOptions): Uint8Array | JWTVerifyGetKey {
       throw new TypeError("Cannot create jwt(): key must be a public key");
     }
     if (key.k !== undefined) throw new TypeError("Cannot create jwt(): key must be a public key");
+    // A key for encryption (a JWK with use "enc" or key_ops without "verify", an RSA-OAEP,
+    // ECDH or X25519 key) verifies no signature: every token would be a 401 blaming the token.
+    const jwk = options.key as { use?: unknown; key_ops?: unknown };
+    const crypto = options.key as { usages?: unknown; algorithm?: { name?: unknown } };
+    if (
+      jwk.use === "enc" ||
+      (Array.isArray(jwk.key_ops) && !jwk.key_ops.includes("verify")) ||
+      /^(?:RSA-OAEP|ECDH|X25519)$/.test(String(crypto.algorithm?.name))
+    ) {
+      throw new TypeError("Cannot create jwt(): key is for encryption; it verifies no signature");
+    }
     return singleKey(options.key as CryptoKey | JWK);
   }
   const jwks = options.jwks!;
@@ -336,7 +347,7 @@ function describe(error: unknown): string | undefined {
  * @returns The middleware.
  * @throws {TypeError} When the options mix key kinds and algorithms, list no or unknown
  * algorithms, give no key or more than one, a `key` that is neither a `CryptoKey` nor a
- * public JWK, or a `clockTolerance` that is negative or no duration.
+ * public JWK, a key for encryption, or a `clockTolerance` that is negative or no duration.
  * @throws {RangeError} When `maxTokenLength` is not a positive integer.
  */
 export function jwt(options: JwtOptions): Middleware<AuthVariables<JWTPayload>> {

@@ -143,6 +143,24 @@ Deno.test("jwt() refuses a token re-signed with the public key as HMAC secret", 
   );
   const privateJwk = privateKey.export({ format: "jwk" }) as JWK;
   assert.throws(() => jwt({ key: privateJwk, algorithms: ["RS256"] }), /public key/);
+  // a key for encryption verifies no signature: refused, not a 401 for every token
+  const encryption = /key is for encryption/;
+  assert.throws(() => jwt({ key: { ...jwk, use: "enc" }, algorithms: ["RS256"] }), encryption);
+  const wrapping = { ...jwk, key_ops: ["encrypt", "wrapKey"] };
+  assert.throws(() => jwt({ key: wrapping, algorithms: ["RS256"] }), encryption);
+  const oaep = await crypto.subtle.generateKey(
+    {
+      name: "RSA-OAEP",
+      modulusLength: 2048,
+      publicExponent: new Uint8Array([1, 0, 1]),
+      hash: "SHA-256",
+    },
+    true,
+    ["encrypt", "decrypt"],
+  );
+  assert.throws(() => jwt({ key: oaep.publicKey, algorithms: ["RS256"] }), encryption);
+  // a signing key with use "sig" or key_ops ["verify"] is taken
+  jwt({ key: { ...jwk, use: "sig", key_ops: ["verify"] }, algorithms: ["RS256"] });
   // a PEM string is not a key: refused when the middleware is made, not on every request
   const pem = "-----BEGIN PUBLIC KEY-----\nMIIB\n-----END PUBLIC KEY-----";
   assert.throws(
