@@ -51,11 +51,7 @@ function newSeen(): Seen {
 }
 
 /** An echo route that records what its handlers saw. */
-function echo(
-  seen: Seen,
-  options?: WebSocketOptions,
-  extra: WebSocketHandlers = {},
-) {
+function echo(seen: Seen, options?: WebSocketOptions, extra: WebSocketHandlers = {}) {
   return router([
     get(
       "/ws",
@@ -102,11 +98,7 @@ async function open(
   url: string,
   options: Record<string, unknown> = {},
 ): Promise<
-  {
-    client: WsClient;
-    messages: (string | Uint8Array)[];
-    closed: Promise<[number, string]>;
-  }
+  { client: WsClient; messages: (string | Uint8Array)[]; closed: Promise<[number, string]> }
 > {
   const client = new WsClient(url, options);
   const messages: (string | Uint8Array)[] = [];
@@ -114,10 +106,7 @@ async function open(
     messages.push(binary ? new Uint8Array(data) : data.toString("utf8"));
   });
   const closed = new Promise<[number, string]>((resolve) => {
-    client.on(
-      "close",
-      (code: number, reason: Buffer) => resolve([code, reason.toString()]),
-    );
+    client.on("close", (code: number, reason: Buffer) => resolve([code, reason.toString()]));
   });
   await withDeadline(
     new Promise<void>((resolve, reject) => {
@@ -152,11 +141,7 @@ Deno.test("websocket() echoes text and binary to the npm ws client", async () =>
     assert.deepEqual(await closed, [1000, ""]);
     await eventually("onClose", () => seen.closes.length === 1);
     assert.deepEqual(seen.events, ["open open", "close closed"]);
-    assert.deepEqual(seen.frames.at(-1), {
-      type: "close",
-      code: 1000,
-      reason: "",
-    });
+    assert.deepEqual(seen.frames.at(-1), { type: "close", code: 1000, reason: "" });
   });
 });
 
@@ -235,10 +220,7 @@ Deno.test("websocket() reports close codes both ways to the ws client", async ()
     client.send("close 1000");
     assert.deepEqual(await closed, [1000, ""]);
     await eventually("three onClose", () => seen.closes.length === 3);
-    assert.deepEqual(seen.closes, [[4321, "client bye"], [4000, "server-bye"], [
-      1000,
-      "",
-    ]]);
+    assert.deepEqual(seen.closes, [[4321, "client bye"], [4000, "server-bye"], [1000, ""]]);
     // The handler hears the close frame only when the client started the handshake.
     assert.deepEqual(seen.frames.filter((f) => f.type === "close"), [
       { type: "close", code: 4321, reason: "client bye" },
@@ -281,10 +263,7 @@ async function rawUpgrade(port: number): Promise<Deno.TcpConn> {
   });
   const head = new TextDecoder().decode(buffer.subarray(0, n ?? 0));
   assert.match(head, /^HTTP\/1\.1 101 /);
-  assert.ok(
-    head.endsWith("\r\n\r\n"),
-    "nothing but the head arrives before a frame",
-  );
+  assert.ok(head.endsWith("\r\n\r\n"), "nothing but the head arrives before a frame");
   return conn;
 }
 
@@ -309,11 +288,7 @@ Deno.test("websocket() on Deno: an unmasked client frame is taken; other protoco
     const unmasked = await rawUpgrade(server.addr.port);
     await unmasked.write(new Uint8Array([0x81, 0x02, 0x68, 0x69])); // text "hi", no mask
     const echoed = new Uint8Array(4);
-    await withDeadline(
-      unmasked.read(echoed),
-      5_000,
-      "the echo of an unmasked frame",
-    );
+    await withDeadline(unmasked.read(echoed), 5_000, "the echo of an unmasked frame");
     assert.deepEqual([...echoed], [0x81, 0x02, 0x68, 0x69]);
     unmasked.close();
     const malformed = [
@@ -325,25 +300,12 @@ Deno.test("websocket() on Deno: an unmasked client frame is taken; other protoco
     for (const frame of malformed) {
       const conn = await rawUpgrade(server.addr.port);
       await conn.write(frame);
-      const rest = await withDeadline(
-        readAll(conn),
-        10_000,
-        "the end of the connection",
-      );
+      const rest = await withDeadline(readAll(conn), 10_000, "the end of the connection");
       conn.close();
-      assert.equal(
-        rest.byteLength,
-        0,
-        `Deno now answers frame ${frame[0]}: ${rest}`,
-      );
+      assert.equal(rest.byteLength, 0, `Deno now answers frame ${frame[0]}: ${rest}`);
     }
     await eventually("onClose", () => seen.closes.length === 5);
-    assert.deepEqual(seen.closes.slice(1).map(([code]) => code), [
-      1006,
-      1006,
-      1006,
-      1006,
-    ]);
+    assert.deepEqual(seen.closes.slice(1).map(([code]) => code), [1006, 1006, 1006, 1006]);
   });
 });
 
@@ -353,14 +315,8 @@ Deno.test("websocket() on Deno: invalid UTF-8 drops the connection without 1007"
     const conn = await rawUpgrade(server.addr.port);
     // RFC 6455 §8.1: a text message that is not UTF-8 fails the connection. Deno 2.9 drops it
     // without a close frame (no 1007; the peer sees 1006), as websocket()'s docs say.
-    await conn.write(
-      clientFrame(0x1, new Uint8Array([0xce, 0xba, 0xe1, 0xbd, 0xf4, 0x90])),
-    );
-    const rest = await withDeadline(
-      readAll(conn),
-      10_000,
-      "the end of the connection",
-    );
+    await conn.write(clientFrame(0x1, new Uint8Array([0xce, 0xba, 0xe1, 0xbd, 0xf4, 0x90])));
+    const rest = await withDeadline(readAll(conn), 10_000, "the end of the connection");
     conn.close();
     if (rest.byteLength > 0) {
       // Should Deno start sending the close frame, it must carry 1007.
@@ -394,20 +350,15 @@ Deno.test("websocket() lets auth refuse the ws client with 401 before the upgrad
   await withServer(app, async (url) => {
     const refused = new WsClient(url);
     const status = await new Promise<number>((resolve) => {
-      refused.on(
-        "unexpected-response",
-        (_req: unknown, res: { statusCode: number }) => {
-          resolve(res.statusCode);
-          refused.terminate();
-        },
-      );
+      refused.on("unexpected-response", (_req: unknown, res: { statusCode: number }) => {
+        resolve(res.statusCode);
+        refused.terminate();
+      });
       refused.on("error", () => {});
     });
     assert.equal(status, 401);
     const headers: Record<string, string> = {};
-    const client = new WsClient(url, {
-      headers: { authorization: "Bearer t0k3n" },
-    });
+    const client = new WsClient(url, { headers: { authorization: "Bearer t0k3n" } });
     client.on(
       "upgrade",
       (res: { headers: Record<string, string> }) => Object.assign(headers, res.headers),
@@ -440,11 +391,7 @@ Deno.test("websocket() sockets close with 1001 on shutdown() and on abort, to ws
     }
     await eventually("onClose", () => seen.closes.length === 3);
     assert.deepEqual(seen.closes.map(([code]) => code), [1001, 1001, 1001]);
-    assert.equal(
-      seen.frames.length,
-      0,
-      "no close frame from the clients is reported",
-    );
+    assert.equal(seen.frames.length, 0, "no close frame from the clients is reported");
   }
 });
 
@@ -452,9 +399,7 @@ Deno.test("websocket() idleTimeout: Deno pings, then closes a silent peer with 1
   const seen = newSeen();
   await withServer(echo(seen, { idleTimeout: 1 }), async (_url, server) => {
     // A ws client answers pings: it stays open past the timeout.
-    const { client, messages, closed } = await open(
-      `ws://127.0.0.1:${server.addr.port}/ws`,
-    );
+    const { client, messages, closed } = await open(`ws://127.0.0.1:${server.addr.port}/ws`);
     const pings: number[] = [];
     client.on("ping", () => pings.push(Date.now()));
     // A raw peer never answers.
@@ -546,12 +491,9 @@ Deno.test("websocket() headers of the 101 reach the ws client; Sec-WebSocket-Acc
   await withServer(app, async (url) => {
     const client = new WsClient(url, ["xml", "json"]);
     let headers: Record<string, string | string[]> = {};
-    client.on(
-      "upgrade",
-      (res: { headers: Record<string, string | string[]> }) => {
-        headers = res.headers;
-      },
-    );
+    client.on("upgrade", (res: { headers: Record<string, string | string[]> }) => {
+      headers = res.headers;
+    });
     await new Promise((resolve, reject) => {
       client.on("open", resolve);
       client.on("error", reject);
@@ -572,12 +514,9 @@ Deno.test("websocket() upgrades over TLS (wss, HTTP/1.1 via ALPN)", async () => 
   const seen = newSeen();
   const server = serve(echo(seen), { ...QUIET, cert, key });
   try {
-    const { client, messages, closed } = await open(
-      `wss://localhost:${server.addr.port}/ws`,
-      {
-        ca: cert,
-      },
-    );
+    const { client, messages, closed } = await open(`wss://localhost:${server.addr.port}/ws`, {
+      ca: cert,
+    });
     client.send("over tls");
     await eventually("the echo", () => messages.length === 1);
     assert.deepEqual(messages, ["over tls"]);

@@ -147,12 +147,10 @@ function readToClose(socket: Socket, ms: number): Promise<string> {
   let seen = "";
   socket.on("data", (chunk: Buffer) => seen += chunk.toString("latin1"));
   const closed = new Promise<string>((resolve) => socket.once("close", () => resolve(seen)));
-  return withDeadline(closed, ms, "the server to close the connection").catch(
-    (error) => {
-      socket.destroy();
-      throw new Error(`${error.message}; received: ${seen.slice(0, 300)}`);
-    },
-  );
+  return withDeadline(closed, ms, "the server to close the connection").catch((error) => {
+    socket.destroy();
+    throw new Error(`${error.message}; received: ${seen.slice(0, 300)}`);
+  });
 }
 
 // GET /short: 100 bytes declared, 20 delivered in two chunks; GET /broken: 100 declared, 10
@@ -189,10 +187,7 @@ function misdeclared(): weft.App {
         }),
         declared(100),
       )),
-    weft.get(
-      "/one",
-      () => new Response(ReadableStream.from([ten]), declared(100)),
-    ),
+    weft.get("/one", () => new Response(ReadableStream.from([ten]), declared(100))),
     weft.get("/long", () => twoChunks(15)),
     weft.get("/wrong", () => new Response("abc", declared(10))),
     weft.get("/next", () => new Response("NEXT RESPONSE")),
@@ -449,10 +444,7 @@ describe("requests", () => {
       );
       await readUntil(socket, /^HTTP\/1\.1 503 /); // timeout() answered; the read goes on
       socket.destroy(); // the client leaves without the rest of the body
-      assert.equal(
-        await withDeadline(outcome, 5_000, "the handler's read to settle"),
-        "failed",
-      );
+      assert.equal(await withDeadline(outcome, 5_000, "the handler's read to settle"), "failed");
     });
   });
 
@@ -553,22 +545,12 @@ describe("responses", () => {
         );
         // Node's own getters read the real response behind a light one: the same status
         const status = Object.getOwnPropertyDescriptor(native, "status")!.get!;
-        const statusText = Object.getOwnPropertyDescriptor(
-          native,
-          "statusText",
-        )!.get!;
-        const missing = new Response("gone", {
-          status: 404,
-          statusText: "Gone Away",
-        });
+        const statusText = Object.getOwnPropertyDescriptor(native, "statusText")!.get!;
+        const missing = new Response("gone", { status: 404, statusText: "Gone Away" });
         await missing.text();
-        assert.deepEqual([status.call(missing), statusText.call(missing)], [
-          404,
-          "Gone Away",
-        ]);
+        assert.deepEqual([status.call(missing), statusText.call(missing)], [404, "Gone Away"]);
         assert.equal(
-          (native.clone.call(new Response(null, { status: 204 })) as Response)
-            .status,
+          (native.clone.call(new Response(null, { status: 204 })) as Response).status,
           204,
         );
         assert.equal(made.status, 201);
@@ -631,21 +613,12 @@ describe("responses", () => {
         return res;
       },
     );
-    const app = weft.chain(
-      layers,
-      weft.router([weft.get("/", (ctx) => ctx.json({ ok: true }))]),
-    );
+    const app = weft.chain(layers, weft.router([weft.get("/", (ctx) => ctx.json({ ok: true }))]));
     await withServer(app, async (base) => {
-      const res = await withDeadline(
-        fetch(`${base}/`),
-        10_000,
-        "GET / through ten async layers",
-      );
+      const res = await withDeadline(fetch(`${base}/`), 10_000, "GET / through ten async layers");
       assert.equal(res.status, 200);
       assert.deepEqual(await res.json(), { ok: true });
-      for (let i = 0; i < 10; i++) {
-        assert.equal(res.headers.get(`x-layer-${i}`), "1");
-      }
+      for (let i = 0; i < 10; i++) assert.equal(res.headers.get(`x-layer-${i}`), "1");
     });
     assert.deepEqual(seen, Array(10).fill("undefined"));
     const made = new Response("made");
@@ -772,10 +745,7 @@ describe("responses", () => {
         "GET /firehose HTTP/1.1\r\nhost: localhost\r\n\r\n",
       );
       socket.pause(); // never read: the kernel buffers fill, then Node's, then nothing is pulled
-      const stalled = await settled(
-        () => pulled,
-        "the unread response to stop being pulled",
-      );
+      const stalled = await settled(() => pulled, "the unread response to stop being pulled");
       await settled(() => pulled, "the unread response to stay stalled");
       assert.ok(
         stalled * chunk.byteLength < 64 * 1024 * 1024,
@@ -793,10 +763,7 @@ describe("responses", () => {
     const te = { "transfer-encoding": "chunked" };
     const app = weft.router([
       weft.get("/text", () => new Response("text", { headers: te })),
-      weft.get(
-        "/headers",
-        () => new Response("headers", { headers: new Headers(te) }),
-      ),
+      weft.get("/headers", () => new Response("headers", { headers: new Headers(te) })),
       weft.get("/two", () => new Response(twoChunks(), { headers: te })),
     ]);
     await withServer(app, async (_base, server) => {
@@ -815,11 +782,7 @@ describe("responses", () => {
         const fields = seen.slice(0, seen.indexOf("\r\n\r\n") + 2);
         assert.match(fields, head, path);
         // one framing field, written once (node:http's own spelling when it chunks)
-        assert.equal(
-          fields.match(/\r\n(transfer-encoding|content-length):/gi)?.length,
-          1,
-          fields,
-        );
+        assert.equal(fields.match(/\r\n(transfer-encoding|content-length):/gi)?.length, 1, fields);
       }
     });
   });
@@ -836,38 +799,23 @@ describe("responses", () => {
         const seen = await readToClose(socket, 3_000);
         assert.doesNotMatch(seen, /NEXT RESPONSE/, path);
         assert.ok(seen.split("HTTP/1.1 ").length <= 2, `${path}: ${seen}`);
-        if (seen !== "") {
-          assert.match(
-            seen,
-            /^HTTP\/1\.1 200 OK\r\n[^]*content-length: 100\r\n/i,
-          );
-        }
+        if (seen !== "") assert.match(seen, /^HTTP\/1\.1 200 OK\r\n[^]*content-length: 100\r\n/i);
       }
     });
   });
 
   test("a body longer than its Content-Length is cut there; a known body gets its own length", async () => {
     await withServer(misdeclared(), async (_base, server) => {
-      for (
-        const [path, body] of [["/long", "x".repeat(15)], ["/wrong", "abc"]]
-      ) {
+      for (const [path, body] of [["/long", "x".repeat(15)], ["/wrong", "abc"]]) {
         const socket = await rawRequest(
           server.addr.port,
           `GET ${path} HTTP/1.1\r\nhost: localhost\r\n\r\n` +
             "GET /next HTTP/1.1\r\nhost: localhost\r\n\r\n",
         );
-        const seen = await withDeadline(
-          readUntil(socket, /NEXT RESPONSE$/),
-          3_000,
-          path,
-        );
+        const seen = await withDeadline(readUntil(socket, /NEXT RESPONSE$/), 3_000, path);
         socket.destroy();
         const [first, second] = seen.split(/(?=HTTP\/1\.1 )/);
-        assert.match(
-          first,
-          new RegExp(`content-length: ${body.length}\r\n`, "i"),
-          path,
-        );
+        assert.match(first, new RegExp(`content-length: ${body.length}\r\n`, "i"), path);
         assert.ok(first.endsWith(`\r\n\r\n${body}`), `${path}: ${first}`);
         assert.match(second, /^HTTP\/1\.1 200 OK\r\n/, path);
       }
@@ -880,14 +828,7 @@ describe("responses", () => {
     const app = weft.router([weft.get("/", () => new Response("ok"))]);
     await withServer(app, async (base) => {
       const cookie = `Cookie: a=${"x".repeat(65_536)}`;
-      const res = await curl([
-        "--http1.1",
-        "--cacert",
-        caFile,
-        "-H",
-        cookie,
-        `${base}/`,
-      ]);
+      const res = await curl(["--http1.1", "--cacert", caFile, "-H", cookie, `${base}/`]);
       assert.equal(res.status, 431);
     }, true);
   });
@@ -945,11 +886,7 @@ describe("HTTP/2 streams", () => {
         const stream = session.request({ ":path": path });
         stream.on("error", () => {});
         stream.resume();
-        await withDeadline(
-          new Promise((r) => stream.once("close", r)),
-          3_000,
-          `${path} to close`,
-        );
+        await withDeadline(new Promise((r) => stream.once("close", r)), 3_000, `${path} to close`);
         assert.equal(stream.rstCode, NGHTTP2_INTERNAL_ERROR, path);
       }
       const next = await withDeadline(
@@ -1019,35 +956,28 @@ describe("HTTP/2 streams", () => {
     // the client ends its side; handed to node:http2 so, the session never saw the client go.
     let cancelled!: () => void;
     const cancel = new Promise<void>((resolve) => cancelled = resolve);
-    await withServer(
-      weft.router([endless(() => cancelled())]),
-      async (_base, server) => {
-        const socket = connect({ port: server.addr.port, host: "127.0.0.1" });
-        const session = http2.connect(`http://127.0.0.1:${server.addr.port}`, {
-          createConnection: () => socket,
-        });
-        session.on("error", () => {});
-        try {
-          const stream = session.request({ ":path": "/endless" });
-          stream.on("error", () => {});
-          await withDeadline(
-            new Promise((resolve) => stream.once("data", resolve)),
-            5_000,
-            "the first tick",
-          );
-          stream.pause();
-          socket.end(); // FIN: the client is gone
-          await withDeadline(
-            cancel,
-            5_000,
-            "the body to be cancelled once the client left",
-          );
-        } finally {
-          session.destroy();
-          socket.destroy();
-        }
-      },
-    );
+    await withServer(weft.router([endless(() => cancelled())]), async (_base, server) => {
+      const socket = connect({ port: server.addr.port, host: "127.0.0.1" });
+      const session = http2.connect(`http://127.0.0.1:${server.addr.port}`, {
+        createConnection: () => socket,
+      });
+      session.on("error", () => {});
+      try {
+        const stream = session.request({ ":path": "/endless" });
+        stream.on("error", () => {});
+        await withDeadline(
+          new Promise((resolve) => stream.once("data", resolve)),
+          5_000,
+          "the first tick",
+        );
+        stream.pause();
+        socket.end(); // FIN: the client is gone
+        await withDeadline(cancel, 5_000, "the body to be cancelled once the client left");
+      } finally {
+        session.destroy();
+        socket.destroy();
+      }
+    });
   });
 
   test("a stream reset in the packet of its HEADERS is dropped, with or without Expect; the server goes on", async () => {
@@ -1193,14 +1123,8 @@ describe("limits and shutdown", () => {
       );
       assert.match(await readToClose(http11, 5_000), /^HTTP\/1\.1 400 /);
       assert.equal(calls, 0);
-      const http10 = await rawRequest(
-        server.addr.port,
-        "GET / HTTP/1.0\r\n\r\n",
-      );
-      assert.match(
-        await readToClose(http10, 5_000),
-        /^HTTP\/1\.[01] 200 [^]*reached$/,
-      );
+      const http10 = await rawRequest(server.addr.port, "GET / HTTP/1.0\r\n\r\n");
+      assert.match(await readToClose(http10, 5_000), /^HTTP\/1\.[01] 200 [^]*reached$/);
       assert.equal(calls, 1);
     });
   });
@@ -1222,9 +1146,7 @@ describe("limits and shutdown", () => {
         await res.body?.cancel();
       });
       // A Request of Node's own, given to app.fetch(), is copied unbounded, as on Deno.
-      const direct = await copied(init).fetch(
-        new Request("http://x/copy", upload()),
-      );
+      const direct = await copied(init).fetch(new Request("http://x/copy", upload()));
       assert.equal(await direct.text(), "64");
     }
   });
@@ -1285,34 +1207,19 @@ describe("limits and shutdown", () => {
     const idleClosed = new Promise<void>((resolve) => idle.once("close", () => resolve()));
     // half a head: node:http stops timing heads once the server closes, so it is closed, not
     // waited for (as Deno.serve does)
-    const stalled = await rawRequest(
-      server.addr.port,
-      "GET /quick HTTP/1.1\r\nhost: loc",
-    );
+    const stalled = await rawRequest(server.addr.port, "GET /quick HTTP/1.1\r\nhost: loc");
     const stalledClosed = new Promise<void>((resolve) => stalled.once("close", () => resolve()));
     const busy = await rawRequest(
       server.addr.port,
       "GET /slow HTTP/1.1\r\nhost: localhost\r\n\r\n",
     );
-    await withDeadline(
-      held.reached,
-      5_000,
-      "the busy request to reach its handler",
-    );
+    await withDeadline(held.reached, 5_000, "the busy request to reach its handler");
     const started = Date.now();
     const closing = server.shutdown();
     await withDeadline(idleClosed, 2_000, "the idle connection to close");
-    await withDeadline(
-      stalledClosed,
-      2_000,
-      "the connection with half a head to close",
-    );
+    await withDeadline(stalledClosed, 2_000, "the connection with half a head to close");
     held.release();
-    const answer = await withDeadline(
-      readUntil(busy, /slow$/),
-      5_000,
-      "the busy answer",
-    );
+    const answer = await withDeadline(readUntil(busy, /slow$/), 5_000, "the busy answer");
     assert.match(answer, /connection: close/i);
     await withDeadline(closing, 5_000, "shutdown()");
     await withDeadline(server.finished, 5_000, "server.finished");
@@ -1320,21 +1227,13 @@ describe("limits and shutdown", () => {
   });
 
   test("shutdown() closes a TLS HTTP/1.1 connection with half a head", async () => {
-    const server = weft.serve(() => new Response("tls"), {
-      ...QUIET,
-      cert,
-      key,
-    });
+    const server = weft.serve(() => new Response("tls"), { ...QUIET, cert, key });
     const tls = await tlsHttp11(server.addr.port);
     tls.write("GET / HTTP/1.1\r\nhost: loc");
     const closed = new Promise<void>((resolve) => tls.once("close", () => resolve()));
     tls.resume();
     const closing = server.shutdown();
-    await withDeadline(
-      closed,
-      2_000,
-      "the connection with half a head to close",
-    );
+    await withDeadline(closed, 2_000, "the connection with half a head to close");
     await withDeadline(closing, 5_000, "shutdown()");
   });
 
@@ -1383,33 +1282,24 @@ describe("timeouts", () => {
 
   test("serve() refuses a timeout that is not a non-negative number", () => {
     for (const headersTimeout of [-1, NaN, Infinity]) {
-      assert.throws(
-        () => weft.serve(() => new Response("no"), { ...QUIET, headersTimeout }),
-        {
-          name: "RangeError",
-          message: `Cannot serve: headersTimeout ${headersTimeout} is not a non-negative number ` +
-            "of milliseconds",
-        },
-      );
+      assert.throws(() => weft.serve(() => new Response("no"), { ...QUIET, headersTimeout }), {
+        name: "RangeError",
+        message: `Cannot serve: headersTimeout ${headersTimeout} is not a non-negative number ` +
+          "of milliseconds",
+      });
     }
   });
 
   test(`${flag("timeouts")} an HTTP/1.1 connection that sends nothing or part of a head is closed after headersTimeout`, async () => {
     // reads the body, and answers with what arrived once the connection is cut
     const app = weft.router([
-      weft.post(
-        "/",
-        async (ctx) => new Response(await ctx.req.text().catch(() => "cut")),
-      ),
+      weft.post("/", async (ctx) => new Response(await ctx.req.text().catch(() => "cut"))),
     ]);
     const server = weft.serve(app, SHORT);
     try {
       const port = server.addr.port;
       const silent = await open(port);
-      const partial = await rawRequest(
-        port,
-        "GET / HTTP/1.1\r\nhost: localhost\r\n",
-      );
+      const partial = await rawRequest(port, "GET / HTTP/1.1\r\nhost: localhost\r\n");
       const answer = readUntil(partial, /\r\n\r\n/).catch((error) => error.message);
       await Promise.all([
         closes(silent, "a silent connection to close"),
@@ -1436,10 +1326,7 @@ describe("timeouts", () => {
       try {
         // half a head, then a header line every 100 ms, and never a read: the 408 and the server's
         // FIN stay unread, so only the server can end the connection (its next write then fails)
-        const socket = await rawRequest(
-          server.addr.port,
-          "GET / HTTP/1.1\r\nhost: localhost\r\n",
-        );
+        const socket = await rawRequest(server.addr.port, "GET / HTTP/1.1\r\nhost: localhost\r\n");
         socket.pause();
         socket.on("error", () => {});
         const drip = setInterval(() => {
@@ -1447,11 +1334,10 @@ describe("timeouts", () => {
         }, 100);
         const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
         // headersTimeout (300 ms), the check after it (75 ms), then 5 s to read the answer
-        await withDeadline(closed, 9_000, "the server to cut the connection")
-          .finally(() => {
-            clearInterval(drip);
-            socket.destroy();
-          });
+        await withDeadline(closed, 9_000, "the server to cut the connection").finally(() => {
+          clearInterval(drip);
+          socket.destroy();
+        });
       } finally {
         await server.shutdown();
       }
@@ -1472,11 +1358,7 @@ describe("timeouts", () => {
       session.on("error", () => {});
       const stream = session.request({ ":path": "/" });
       stream.resume();
-      await withDeadline(
-        new Promise((r) => stream.once("end", r)),
-        3_000,
-        "the HTTP/2 response",
-      );
+      await withDeadline(new Promise((r) => stream.once("end", r)), 3_000, "the HTTP/2 response");
       await withDeadline(
         new Promise((r) => session.once("close", r)),
         3_000,
@@ -1489,24 +1371,14 @@ describe("timeouts", () => {
   });
 
   test(`${flag("timeouts")} a TLS connection that never completes its handshake is closed after handshakeTimeout`, async () => {
-    const server = weft.serve(() => new Response("ok"), {
-      ...SHORT,
-      cert,
-      key,
-    });
+    const server = weft.serve(() => new Response("ok"), { ...SHORT, cert, key });
     try {
       // 1. no ClientHello at all
-      await closes(
-        await open(server.addr.port),
-        "a silent TLS connection to close",
-      );
+      await closes(await open(server.addr.port), "a silent TLS connection to close");
       // 2. a handshake, then half a head over HTTP/1.1: headersTimeout holds behind TLS too
       const tls = await tlsHttp11(server.addr.port);
       tls.write("GET / HTTP/1.1\r\nhost: localhost\r\n");
-      await closes(
-        tls as unknown as Socket,
-        "a TLS connection with half a head to close",
-      );
+      await closes(tls as unknown as Socket, "a TLS connection with half a head to close");
     } finally {
       await server.shutdown();
     }
@@ -1554,14 +1426,11 @@ describe("files", () => {
         // 2. the file shrinks under the server's feet; the client reads on
         truncateSync(file, MiB);
         socket.resume();
-        await withDeadline(closed, 10_000, "the server to close the connection")
-          .finally(() => socket.destroy());
-        assert.ok(received < 64 * MiB, `${received} bytes received`);
-        assert.equal(
-          next,
-          false,
-          "the next response arrived inside the file's body",
+        await withDeadline(closed, 10_000, "the server to close the connection").finally(() =>
+          socket.destroy()
         );
+        assert.ok(received < 64 * MiB, `${received} bytes received`);
+        assert.equal(next, false, "the next response arrived inside the file's body");
       });
     } finally {
       rmSync(root, { recursive: true, force: true });
@@ -1656,10 +1525,7 @@ describe("websockets", () => {
       const serverPing = new Promise<void>((resolve) => client.once("ping", () => resolve()));
       client.ping();
       await withDeadline(serverPing, 5_000, "the server's ping");
-      await eventually(
-        "the pong frame to reach onMessage",
-        () => frames.includes("pong"),
-      );
+      await eventually("the pong frame to reach onMessage", () => frames.includes("pong"));
       assert.deepEqual(frames.slice(0, 2), ["ping", "pong"]);
       client.close();
     });
@@ -1670,9 +1536,7 @@ describe("websockets", () => {
     const app = weft.router([
       weft.get(
         "/ws",
-        websocket({
-          onClose: (_socket: unknown, code: number) => closes.push(code),
-        }),
+        websocket({ onClose: (_socket: unknown, code: number) => closes.push(code) }),
       ),
     ]);
     const frames: [Uint8Array, number][] = [
@@ -1689,11 +1553,7 @@ describe("websockets", () => {
           raw.write(handshake("/ws"));
           assert.equal((await raw.response()).status, 101);
           raw.write(frame);
-          const close = await withDeadline(
-            raw.closeFrame(),
-            5_000,
-            "the close frame",
-          );
+          const close = await withDeadline(raw.closeFrame(), 5_000, "the close frame");
           assert.equal(close?.code, code, `frame ${frame[0]}`);
         } finally {
           raw.close();
