@@ -508,7 +508,7 @@ export function createTopics(options: TopicsOptions = {}): Topics {
 
 // Where a connection of websocket() keeps what to call once closed (lib/middleware/
 // _ws_connection.ts), found through the registry so that topics import none of it.
-const ON_CLOSED = Symbol.for("weft.ws.onClosed");
+const ON_CLOSED = /* @__PURE__ */ Symbol.for("weft.ws.onClosed");
 
 // The handlers of one topic, and the array deliver() walks, made again after each change.
 interface Subscribed {

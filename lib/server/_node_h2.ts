@@ -19,7 +19,8 @@ function ignore(): void {}
 // module that imported them would make a splitting bundler move them into a chunk of their own.
 const SERVING: Serving = { checked, connInfo, handle, settle, send };
 
-const streams = lazy("the HTTP/2 stream server", () => import("./_node_h2_stream.ts"));
+/** The stream module, loaded with the first stream a server gets. */
+export const streams = lazy("the HTTP/2 stream server", () => import("./_node_h2_stream.ts"));
 
 /**
  * Serves HTTP/2 streams of `server` (_node_h2_stream.ts), tracks its sessions for shutdown,

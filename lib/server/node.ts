@@ -27,6 +27,7 @@
  * | --- | --- | --- |
  * | request header block | 16 KiB → 431 | Node's default and hyper's HTTP/2 limit (Deno answers 431 over HTTP/2 past 16 KiB) |
  * | HTTP/2 header list, hard | 64 KiB → stream refused | past it nghttp2 refuses the stream, as Deno does |
+ * | HTTP/2 concurrent streams | 200 per connection | Deno's (hyper's) limit; Node's default is 2^32 - 1, and each `sse()` stream is a stream held open |
  * | `headersTimeout` | 30 s → 408 | stops slowloris headers (Deno.serve has no such timeout); a client that has not closed its side 5 s after an error answer is cut |
  * | `requestTimeout` | 300 s → 408 | Node's default: a whole request, body included |
  * | `keepAliveTimeout` | 65 s | longer than common load balancer idle timeouts (60 s), so a proxy never reuses a connection the server is closing |
@@ -55,7 +56,7 @@ import {
   sniff,
   trackH1,
 } from "./_node_http.ts";
-import { serveStreams } from "./_node_h2.ts";
+import { serveStreams, streams } from "./_node_h2.ts";
 import { installResponse, isResponse } from "./_node_response.ts";
 import { bodyAtHand } from "./_node_send.ts";
 import { SHUTDOWN_REASON, upgradeWebSocket, WS_CLOSE_GRACE_MS } from "./_node_ws.ts";
@@ -85,7 +86,11 @@ export function serve(fetch: FetchFunction, options: RuntimeServeOptions): Runti
   installResponse();
   const tls = options.cert !== undefined && options.key !== undefined;
   const state = new ServerState(fetch, options, tls ? "https" : "http");
-  const h2Options = { settings: { maxHeaderListSize: MAX_H2_HEADER_LIST_BYTES } };
+  // Streams per HTTP/2 connection: hyper's limit, which Deno.serve applies (Node's default is
+  // 2^32 - 1, so one connection could hold any number of event streams open).
+  const h2Options = {
+    settings: { maxHeaderListSize: MAX_H2_HEADER_LIST_BYTES, maxConcurrentStreams: 200 },
+  };
   let server: http.Server | http2.Http2SecureServer;
   if (tls) {
     const secure = http2.createSecureServer({
@@ -148,6 +153,8 @@ export function serve(fetch: FetchFunction, options: RuntimeServeOptions): Runti
     const sweep = setInterval(() => {
       (server as http.Server).closeIdleConnections();
       dropStalled(state);
+      // HTTP/2 streams that node:http2 closed but that hang (_node_h2_stream.ts)
+      streams.value?.dropClosedStreams(state.sessions);
       if (Date.now() - since < WS_CLOSE_GRACE_MS) return;
       for (const ws of state.sockets.values()) ws.terminate();
     }, 250);

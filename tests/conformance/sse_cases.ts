@@ -2,6 +2,7 @@
 // the npm build (tests/node/conformance.test.ts). Peers: curl, node:http and node:http2 (see
 // _sse_peer.ts). Each case starts the servers it needs on port 0 and shuts them down.
 import assert from "node:assert/strict";
+import http2 from "node:http2";
 import { eventually, withDeadline } from "../_deadline.ts";
 import type { Env } from "./suite.ts";
 import type * as Weft from "../../mod.ts";
@@ -318,6 +319,69 @@ export const sseCases: Record<string, (env: Env) => Promise<void>> = {
     } finally {
       console.error = consoleError;
       await withDeadline(server.shutdown(), 10_000, "the flood server to shut down");
+    }
+  },
+  async "sse: an HTTP/2 connection holds at most 200 event streams at once (h2c)"(env) {
+    // Deno (hyper) allows 200 concurrent streams per connection; Node's own default was 2^32 - 1,
+    // so one connection could hold any number of event streams (and their handlers) open.
+    const { get, router, serve, sse } = env.weft;
+    let open = 0;
+    const app = router([
+      get("/feed", (ctx) =>
+        sse(ctx, async (stream) => {
+          open++;
+          await stream.closed;
+          open--;
+        })),
+    ]);
+    const server = serve(app, QUIET);
+    const session = http2.connect(`http://127.0.0.1:${server.addr.port}`);
+    session.on("error", () => {});
+    try {
+      await withDeadline(
+        new Promise((resolve) => session.once("remoteSettings", resolve)),
+        10_000,
+        "the server's SETTINGS",
+      );
+      assert.equal(session.remoteSettings.maxConcurrentStreams, 200);
+      const answered: number[] = [];
+      const streams = Array.from({ length: 201 }, (_, i) => {
+        const stream = session.request({ ":path": "/feed" });
+        stream.on("response", () => answered.push(i));
+        stream.on("error", () => {});
+        return stream;
+      });
+      await eventually("200 streams to be answered", () => answered.length === 200, 20_000);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      assert.equal(answered.length, 200);
+      assert.equal(open, 200);
+      // One leaves; the stream that waited is answered.
+      streams[0].close(http2.constants.NGHTTP2_CANCEL);
+      await eventually("the 201st stream to be answered", () => answered.includes(200));
+    } finally {
+      session.destroy();
+      await withDeadline(server.shutdown(), 10_000, "the h2 server to shut down");
+    }
+  },
+  async "sse: shutdown() completes when an HTTP/2 client leaves as its streams end (h2c)"(env) {
+    // The client goes away in the tick shutdown() begins, with two event streams open: on Node,
+    // node:http2 left the streams whose last write went out as the peer vanished open for ever,
+    // and with them the session and shutdown().
+    const { get, router, serve, sse } = env.weft;
+    const app = router([get("/feed", (ctx) => sse(ctx, (stream) => stream.closed))]);
+    for (const streams of [2, 5]) {
+      const server = serve(app, QUIET);
+      const session = http2.connect(`http://127.0.0.1:${server.addr.port}`);
+      session.on("error", () => {});
+      let answered = 0;
+      for (let i = 0; i < streams; i++) {
+        const stream = session.request({ ":path": "/feed" });
+        stream.on("response", () => answered++);
+        stream.on("error", () => {});
+      }
+      await eventually("the streams to be answered", () => answered === streams);
+      session.destroy();
+      await withDeadline(server.shutdown(), 10_000, `shutdown() with ${streams} streams left`);
     }
   },
   async "sse: a burst past the high-water mark before the body starts ends after what fits"(env) {
