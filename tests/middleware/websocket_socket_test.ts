@@ -309,6 +309,22 @@ Deno.test("websocket() on Deno: an unmasked client frame is taken; other protoco
   });
 });
 
+Deno.test("websocket() on Deno: Deno.serve refuses a handshake with Content-Length: 0 with its own 400", async () => {
+  // RUNTIME_DIFFERENCES.upgradeRequestBody in tests/node: Node's adapter upgrades it (no body).
+  // Should Deno change, this test says so.
+  const seen = newSeen();
+  await withServer(echo(seen), async (_url, server) => {
+    const conn = await Deno.connect({ port: server.addr.port, hostname: "127.0.0.1" });
+    await conn.write(new TextEncoder().encode(handshake("/ws", { "content-length": "0" })));
+    const head = new TextDecoder().decode(
+      await withDeadline(readAll(conn), 10_000, "the answer and the end of the connection"),
+    );
+    conn.close();
+    assert.match(head, /^HTTP\/1\.1 400 /);
+    assert.deepEqual(seen.events, []);
+  });
+});
+
 Deno.test("websocket() on Deno: invalid UTF-8 drops the connection without 1007", async () => {
   const seen = newSeen();
   await withServer(echo(seen), async (_url, server) => {

@@ -1531,6 +1531,30 @@ describe("websockets", () => {
     });
   });
 
+  test(`${flag("upgradeRequestBody")} Content-Length: 0 upgrades; a body gets 400`, async () => {
+    const app = weft.router([weft.get("/ws", websocket({}))]);
+    const cases: [Record<string, string>, string, number][] = [
+      [{ "content-length": "0" }, "", 101],
+      [{ "content-length": "5" }, "hello", 400],
+      [{ "transfer-encoding": "chunked" }, "0\r\n\r\n", 400],
+    ];
+    await withServer(app, async (_base, server) => {
+      for (const [fields, body, status] of cases) {
+        const raw = await RawClient.open(server.addr.port);
+        try {
+          raw.write(handshake("/ws", fields) + body);
+          const response = await raw.response();
+          assert.equal(response.status, status, JSON.stringify(fields));
+          if (status === 400) {
+            assert.equal(response.headers.get("content-type"), "application/problem+json");
+          }
+        } finally {
+          raw.close();
+        }
+      }
+    });
+  });
+
   test(`${flag("webSocketProtocolErrors")} unmasked and malformed frames get 1002 (1007)`, async () => {
     const closes: number[] = [];
     const app = weft.router([

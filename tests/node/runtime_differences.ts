@@ -67,6 +67,16 @@ export const RUNTIME_DIFFERENCES = {
       "UTF-8), unmasked frames included; onClose reports that code",
     why: "decided by Deno's WebSocket implementation, which hands Weft whole messages only",
   },
+  upgradeRequestBody: {
+    deno:
+      "Deno.serve answers a WebSocket handshake that declares a body framing (Content-Length, " +
+      "0 included, or Transfer-Encoding) with its own 400, without a body, before Weft sees it",
+    node:
+      "Content-Length: 0 is no body, so the handshake proceeds (101); a body (a Content-Length " +
+      "over 0, or Transfer-Encoding) gets a 400 problem+json and the connection closes",
+    why: "node:http hands such a request over with its body unread; refusing Content-Length: 0 " +
+      "too would refuse a handshake that carries nothing",
+  },
   webSocketCloseWhileReceiving: {
     deno: "once the server has started to close, the next data frame from the peer makes Deno " +
       "drop the connection, often before the close frame went out (the peer sees 1006)",
