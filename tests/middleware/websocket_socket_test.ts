@@ -11,7 +11,7 @@ import {
   type WebSocketHandlers,
   type WebSocketOptions,
 } from "../../lib/middleware/websocket.ts";
-import { clientFrame, handshake } from "../conformance/websocket_cases.ts";
+import { clientFrame, closePayload, handshake } from "../conformance/websocket_cases.ts";
 import { eventually, withDeadline } from "../_deadline.ts";
 
 const QUIET = { port: 0, hostname: "127.0.0.1", onListen() {} };
@@ -304,8 +304,14 @@ Deno.test("websocket() on Deno: an unmasked client frame is taken; other protoco
       conn.close();
       assert.equal(rest.byteLength, 0, `Deno now answers frame ${frame[0]}: ${rest}`);
     }
-    await eventually("onClose", () => seen.closes.length === 5);
-    assert.deepEqual(seen.closes.slice(1).map(([code]) => code), [1006, 1006, 1006, 1006]);
+    // A code no endpoint may send: Deno answers 1002, but its close event says 1006.
+    const forbidden = await rawUpgrade(server.addr.port);
+    await forbidden.write(clientFrame(0x8, closePayload(1015)));
+    const answer = await withDeadline(readAll(forbidden), 10_000, "the answer to code 1015");
+    forbidden.close();
+    assert.deepEqual([...answer.subarray(0, 4)], [0x88, 0x02, 0x03, 0xea]); // close, 1002
+    await eventually("onClose", () => seen.closes.length === 6);
+    assert.deepEqual(seen.closes.slice(1).map(([code]) => code), [1006, 1006, 1006, 1006, 1006]);
   });
 });
 

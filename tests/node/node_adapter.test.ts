@@ -18,7 +18,7 @@ import * as wsgi from "weft/wsgi";
 import { eventually, withDeadline } from "../_deadline.ts";
 import { caFile, cert, curl, key } from "./env.ts";
 import { RUNTIME_DIFFERENCES, type RuntimeDifferenceName } from "./runtime_differences.ts";
-import { clientFrame, handshake, RawClient } from "../conformance/websocket_cases.ts";
+import { clientFrame, closePayload, handshake, RawClient } from "../conformance/websocket_cases.ts";
 
 const QUIET = { hostname: "127.0.0.1", port: 0, onListen() {} };
 
@@ -1569,6 +1569,7 @@ describe("websockets", () => {
       [clientFrame(0x3, new Uint8Array([0x61])), 1002], // a reserved opcode
       [clientFrame(0x0, new Uint8Array([0x61])), 1002], // a continuation of nothing
       [clientFrame(0x8, new Uint8Array([0x03, 0xe8, 0xff])), 1007], // a reason not UTF-8
+      [clientFrame(0x8, closePayload(1015)), 1002], // a code no endpoint may send
     ];
     await withServer(app, async (_base, server) => {
       for (const [frame, code] of frames) {

@@ -62,9 +62,11 @@ export const RUNTIME_DIFFERENCES = {
     deno: "an unmasked frame from the client is taken as a message (RFC 6455 §5.1 says to fail " +
       "the connection); a malformed frame (a close payload of one byte, a reserved opcode, a " +
       "continuation with nothing to continue, a close reason that is not UTF-8) drops the " +
-      "connection without a close frame (the peer sees 1006, onClose 1006)",
+      "connection without a close frame (the peer sees 1006, onClose 1006); a close frame with " +
+      "a code no endpoint may send (1005, 1006, 1015, 999, 5000) is answered with 1002, but " +
+      "onClose reports 1006",
     node: "ws fails the connection with a 1002 close frame (1007 for a close reason that is not " +
-      "UTF-8), unmasked frames included; onClose reports that code",
+      "UTF-8), unmasked frames and forbidden close codes included; onClose reports that code",
     why: "decided by Deno's WebSocket implementation, which hands Weft whole messages only",
   },
   upgradeRequestBody: {
