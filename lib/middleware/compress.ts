@@ -125,14 +125,15 @@ export function isCompressible(contentType: string): boolean {
  * Compresses response bodies by the request's `Accept-Encoding` (RFC 9110 §12.5.3: q-values,
  * `*`, `identity`; the first of `encodings` wins a tie).
  *
- * 1. Left as they are: responses without a body, 1xx, 204, 206 and 304 (but see 4),
+ * 1. Left as they are: responses without a body, 1xx, 204, 206 and 304 (but see 2 and 4),
  *    responses that already have a `Content-Encoding` (precompressed files of
  *    `staticFiles({ precompressed: true })` keep their priority) or a `Content-Range`,
  *    `Cache-Control: no-transform`, types the filter refuses and bodies below the threshold.
  *    A HEAD answer gets the head its GET would have (the coding, the weak `ETag`), without a
  *    `Content-Length`, which only compressing the body would tell.
  * 2. Every other response gets `Vary: Accept-Encoding` (merged with the `Vary` it has), also
- *    when the client accepts no coding.
+ *    when the client accepts no coding; so does a 206 of a type its 200 would be compressed
+ *    as (RFC 9110 §15.3.7: a 206 carries the `Vary` its 200 would have).
  * 3. A body at hand (a string, bytes, JSON; up to 256 KiB) is compressed in one call and gets
  *    its new `Content-Length`. A streamed body is compressed as it streams, flushed after every
  *    chunk so that server-sent events still arrive one by one, without `Content-Length`.
@@ -208,7 +209,13 @@ export function compress(options: CompressOptions = {}): Middleware {
   function eligible(res: Response): boolean {
     const { status, headers } = res;
     if (status < 200 || status === 204 || status === 206 || status === 304) return false;
-    if (headers.has("content-encoding") || headers.has("content-range")) return false;
+    return !headers.has("content-range") && transformable(headers);
+  }
+
+  // whether the representation could be compressed, whatever the status: what decides if its
+  // 200 varies by Accept-Encoding
+  function transformable(headers: Headers): boolean {
+    if (headers.has("content-encoding")) return false;
     const type = headers.get("content-type");
     if (type === null || !filter(type)) return false;
     const cacheControl = headers.get("cache-control");
@@ -220,6 +227,12 @@ export function compress(options: CompressOptions = {}): Middleware {
     const head = ctx.req.method === "HEAD";
     let res = await next();
     if (res.status === 304) return notModified(res, ctx.header("if-none-match"), filter);
+    // a 206 carries the Vary a 200 to the same request would have (RFC 9110 §15.3.7)
+    if (res.status === 206) {
+      return transformable(res.headers)
+        ? editHeaders(res, (headers) => appendVary(headers, "Accept-Encoding"))
+        : res;
+    }
     // (res.body is not read before it is needed: on Deno, reading it turns a body at hand into
     // a stream, which is then sent chunked instead of with its Content-Length)
     if (!eligible(res)) return res;

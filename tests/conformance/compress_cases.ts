@@ -153,6 +153,7 @@ export const compressCases: Record<string, (env: Env) => Promise<void>> = {
     writeFileSync(join(root, "app.css"), css);
     writeFileSync(join(root, "app.css.gz"), gzipSync(css));
     writeFileSync(join(root, "big.txt"), "x".repeat(5000));
+    writeFileSync(join(root, "pic.png"), "p".repeat(5000));
     const big = "y".repeat(5000);
     const app = chain(
       [compress(), staticFiles({ root, prefix: "/static", precompressed: true })],
@@ -192,6 +193,24 @@ export const compressCases: Record<string, (env: Env) => Promise<void>> = {
         assert.equal(ranged.status, 206);
         assert.equal(ranged.headers.get("content-encoding"), null);
         assert.equal(ranged.body, "xxxxxxxxxx");
+        // the Vary its 200 has (RFC 9110 §15.3.7), or a cache could give this range to a
+        // client of another coding
+        assert.equal(ranged.headers.get("vary"), "Accept-Encoding");
+        // a range of a precompressed file: its own Vary, not a second one
+        const preRanged = await env.curl([
+          "-H",
+          "accept-encoding: gzip",
+          "-H",
+          "range: bytes=0-1",
+          `${http}/static/app.css`,
+        ]);
+        assert.equal(preRanged.status, 206);
+        assert.equal(preRanged.headers.get("content-encoding"), "gzip");
+        assert.equal(preRanged.headers.get("vary"), "Accept-Encoding");
+        // a type its 200 is never compressed as: no Vary
+        const png = await env.curl(["-H", "range: bytes=0-1", `${http}/static/pic.png`]);
+        assert.equal(png.status, 206);
+        assert.equal(png.headers.get("vary"), null);
 
         const whole = await fetchPath("/static/big.txt", { headers: gzip });
         assert.equal(whole.headers.get("content-encoding"), "gzip");
