@@ -25,6 +25,7 @@ import type { Environ, StartResponse, WsgiApp, WsgiIterable } from "./types.ts";
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 const NON_ASCII = /[\u0080-\uffff]/;
 const EMPTY: Uint8Array[] = [];
+const MAX_ATTEMPTS = 3;
 
 /** Options of {@linkcode StaticMiddleware}, after its four positional parameters. */
 export interface StaticMiddlewareOptions {
@@ -62,7 +63,9 @@ interface Found {
  * 6. otherwise 200 with the file and `ETag`, `Last-Modified`, `Content-Type`,
  *    `Cache-Control: max-age=<maxAge>` and `Content-Length`.
  *
- * If-Match and If-Unmodified-Since are honoured too (412), in RFC 9110 §13.2.2 order. HEAD gets
+ * If-Match and If-Unmodified-Since are honoured too (412), in RFC 9110 §13.2.2 order. A file
+ * whose path names another version once it is open (replaced meanwhile) is looked up again, so
+ * the body is always the version the headers describe (503 if it keeps changing). HEAD gets
  * the headers only; other methods on an existing file get 405 with `Allow: GET, HEAD`. `PATH_INFO`
  * carries bytes as Latin-1 code units (PEP 3333), so names are re-decoded as UTF-8 (`café.txt`);
  * names that are not UTF-8 go to `app`. Files over 64 KiB are sent as a chunk iterable, through
@@ -178,6 +181,10 @@ export function StaticMiddleware(
   }
 
   return function staticMiddleware(environ: Environ, startResponse: StartResponse): WsgiIterable {
+    return serve(environ, startResponse, 1);
+  };
+
+  function serve(environ: Environ, startResponse: StartResponse, attempt: number): WsgiIterable {
     const found = locate(environ.PATH_INFO);
     if (found === null) return app(environ, startResponse);
     const method = environ.REQUEST_METHOD;
@@ -212,6 +219,14 @@ export function StaticMiddleware(
     } catch {
       return app(environ, startResponse);
     }
+    // The path may name another file since its stat (a deploy renames a new version over it):
+    // the bytes read must be those the headers describe, so it is looked up again.
+    const current = runtime.fs.statSync(found.path);
+    if (current === null || current.size !== stat.size || current.mtimeNs !== stat.mtimeNs) {
+      file.close();
+      if (attempt < MAX_ATTEMPTS) return serve(environ, startResponse, attempt + 1);
+      return problem(startResponse, 503, []);
+    }
     const headers = validators;
     headers.push(["Content-Type", contentType(found.name)]);
     let body: WsgiIterable;
@@ -235,7 +250,7 @@ export function StaticMiddleware(
       throw error;
     }
     return body;
-  };
+  }
 }
 
 function closeBody(body: WsgiIterable): void {

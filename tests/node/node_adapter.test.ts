@@ -3,7 +3,15 @@
 // connections, nanosecond mtimes; and Node's side of every flag in runtime_differences.ts,
 // each test named after its flag.
 import { createHash } from "node:crypto";
-import { mkdtempSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  mkdtempSync,
+  renameSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import * as http from "node:http";
 import * as http2 from "node:http2";
 import { connect, type Socket } from "node:net";
@@ -1433,6 +1441,42 @@ describe("files", () => {
         assert.equal(next, false, "the next response arrived inside the file's body");
       });
     } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  test("StaticMiddleware never sends a file replaced before it was opened with the old headers", async () => {
+    // A deploy renames a new version over the path between the middleware's stat and its open:
+    // the body must be the version the ETag and Content-Length describe.
+    const { fs } = await import("./node_modules/weft/lib/server/_node_fs.js");
+    const root = mkdtempSync(join(tmpdir(), "weft-replaced-"));
+    const file = join(root, "a.js");
+    writeFileSync(file, "old();");
+    utimesSync(file, 1_600_000_000, 1_600_000_000);
+    const open = fs.openSync;
+    let replaced = 0;
+    fs.openSync = (path: string) => {
+      if (replaced++ === 0) {
+        writeFileSync(`${file}.tmp`, "a longer new version();");
+        renameSync(`${file}.tmp`, file);
+      }
+      return open(path);
+    };
+    const fallback: wsgi.WsgiApp = (_environ, start) => {
+      start("404 Not Found", []);
+      return [];
+    };
+    const server = wsgi.serveWsgi(wsgi.StaticMiddleware(fallback, root, "/s"), QUIET);
+    try {
+      const res = await curl([`http://127.0.0.1:${server.addr.port}/s/a.js`]);
+      assert.equal(res.status, 200);
+      assert.equal(res.body, "a longer new version();");
+      assert.equal(res.headers.get("content-length"), "23");
+      const again = await curl([`http://127.0.0.1:${server.addr.port}/s/a.js`]);
+      assert.equal(res.headers.get("etag"), again.headers.get("etag"));
+    } finally {
+      fs.openSync = open;
+      await withDeadline(server.shutdown(), 10_000, "server.shutdown()");
       rmSync(root, { recursive: true, force: true });
     }
   });

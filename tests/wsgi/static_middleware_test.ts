@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { formatHttpDate } from "../../lib/http/date.ts";
 import { fileEtag } from "../../lib/http/etag.ts";
+import { fs } from "../../lib/server/deno.ts";
 import { type FileWrapper, StaticMiddleware, validator, type WsgiApp } from "../../wsgi/mod.ts";
 import {
   BIG_SIZE,
@@ -420,6 +421,44 @@ Deno.test("StaticMiddleware() sends a new ETag after the file changes", () => {
   assert.notEqual(second.headers.get("etag"), first);
   assert.equal(get("/static/changing.txt", { headers: { "If-None-Match": first } }).code, 200);
   Deno.removeSync(path);
+});
+
+Deno.test("StaticMiddleware() never sends a file replaced before it was opened with the old headers", () => {
+  // A deploy renames a new version over the path between the middleware's stat and its open:
+  // the body must be the version the ETag and Content-Length describe, not the new bytes cut
+  // to the old length under the old ETag (which a cache would keep for max-age).
+  const { get } = setup();
+  const path = `${root}/replaced.js`;
+  Deno.writeTextFileSync(path, "old();");
+  Deno.utimeSync(path, new Date(1_600_000_000_000), new Date(1_600_000_000_000));
+  const open = fs.openSync;
+  let replaced = 0;
+  fs.openSync = (file) => {
+    if (replaced++ === 0) {
+      Deno.writeTextFileSync(`${path}.tmp`, "a longer new version();");
+      Deno.renameSync(`${path}.tmp`, path);
+    }
+    return open(file);
+  };
+  try {
+    const res = get("/static/replaced.js");
+    assert.equal(res.code, 200);
+    assert.equal(res.text, "a longer new version();");
+    assert.equal(res.headers.get("content-length"), "23");
+    assert.equal(res.headers.get("etag"), stat("replaced.js").etag);
+    // a file replaced before every open is a 503, never a mixed answer
+    replaced = 0;
+    fs.openSync = (file) => {
+      Deno.writeTextFileSync(`${path}.tmp`, `version ${replaced++}`);
+      Deno.utimeSync(`${path}.tmp`, new Date(1_600_000_000_000), new Date(replaced * 1000));
+      Deno.renameSync(`${path}.tmp`, path);
+      return open(file);
+    };
+    assert.equal(get("/static/replaced.js").code, 503);
+  } finally {
+    fs.openSync = open;
+    Deno.removeSync(path);
+  }
 });
 
 Deno.test("StaticMiddleware() falls through while the root is missing and serves once it exists", () => {
