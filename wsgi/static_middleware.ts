@@ -77,8 +77,9 @@ interface Found {
  *
  * @param app The wrapped application, which gets every request the middleware does not serve.
  * @param rootDir The directory to serve files from.
- * @param urlPrefix The URL path prefix to intercept, such as `"/static"`; it matches whole
- * segments (`/static` does not match `/staticfoo`), and `"/"` or `""` intercepts every path.
+ * @param urlPrefix The URL path prefix to intercept, such as `"/static"`, written decoded
+ * (`"/café"` takes `/caf%C3%A9/…`); it matches whole segments (`/static` does not match
+ * `/staticfoo`), and `"/"` or `""` intercepts every path.
  * @param maxAge Seconds for `Cache-Control: max-age`.
  * @default {60} maxAge
  * @param options Whether to serve dotfiles.
@@ -140,6 +141,8 @@ export function StaticMiddleware(
   const denyDotfiles = dotfiles === "deny";
   let prefix = trimTrailingSlashes(urlPrefix);
   if (prefix !== "" && !prefix.startsWith("/")) prefix = `/${prefix}`;
+  // matched against PATH_INFO, which carries its UTF-8 bytes as Latin-1 code units (PEP 3333)
+  if (NON_ASCII.test(prefix)) prefix = String.fromCharCode(...encoder.encode(prefix));
   const cacheControl = `max-age=${maxAge}`;
   let realRoot = runtime.fs.realPathSync(rootDir);
 

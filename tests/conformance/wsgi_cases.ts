@@ -4,7 +4,10 @@
 // without an error to report does.
 // Peers: curl, and node:net for the bytes an HTTP/1.1 client is sent (both runtimes have it).
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Env } from "./suite.ts";
 import type * as WeftWsgi from "../../wsgi/mod.ts";
 import { withDeadline } from "../_deadline.ts";
@@ -135,6 +138,31 @@ export const wsgiCases: Record<string, (env: Env) => Promise<void>> = {
         10_000,
         "the servers to shut down",
       );
+    }
+  },
+
+  async "StaticMiddleware: a prefix past ASCII serves its files over HTTP/1.1 and HTTP/2"(env) {
+    const root = mkdtempSync(join(tmpdir(), "weft-wsgi-prefix-"));
+    writeFileSync(join(root, "a.txt"), "from the folder");
+    const fallback: WeftWsgi.WsgiApp = (_environ, startResponse) => {
+      startResponse("404 Not Found", [["content-type", "text/plain"]]);
+      return [new TextEncoder().encode("from the app")];
+    };
+    const app = env.wsgi.StaticMiddleware(fallback, root, "/café");
+    const quiet = { port: 0, hostname: "127.0.0.1", onListen: () => {} };
+    const server = env.wsgi.serveWsgi(app, quiet);
+    try {
+      const base = `http://127.0.0.1:${server.addr.port}`;
+      for (const flags of [["--http1.1"], ["--http2-prior-knowledge"]]) {
+        const res = await env.curl([...flags, `${base}/caf%C3%A9/a.txt`]);
+        assert.equal(res.status, 200);
+        assert.equal(res.body, "from the folder");
+        const outside = await env.curl([...flags, `${base}/cafe/a.txt`]);
+        assert.equal(outside.body, "from the app");
+      }
+    } finally {
+      await withDeadline(server.shutdown(), 10_000, "the server to shut down");
+      rmSync(root, { recursive: true, force: true });
     }
   },
 };

@@ -280,6 +280,16 @@ Deno.test("StaticMiddleware() re-decodes PATH_INFO's Latin-1 code units as UTF-8
   assert.equal(call(direct, makeEnviron("/static/caf\u0100.txt")).text, "fallback");
 });
 
+Deno.test("StaticMiddleware() matches a prefix past ASCII against PATH_INFO's Latin-1 code units", () => {
+  const { fallback, get } = setup("/café/ü");
+  const res = get(latin1("/café/ü/hello.txt"));
+  assert.equal(res.code, 200);
+  assert.equal(res.text, "hello world");
+  assert.equal(get(latin1("/café/hello.txt")).text, "fallback");
+  assert.equal(get("/café/ü/hello.txt").text, "fallback"); // not a PEP 3333 native string
+  assert.equal(fallback.hits.length, 2);
+});
+
 Deno.test("StaticMiddleware() never percent-decodes PATH_INFO a second time", () => {
   const { get } = setup();
   assert.equal(get("/static/hello%2etxt").text, "fallback");
