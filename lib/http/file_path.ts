@@ -173,3 +173,55 @@ export function trimTrailingSlashes(prefix: string): string {
   while (end > 0 && prefix.charCodeAt(end - 1) === 0x2f) end--;
   return prefix.slice(0, end);
 }
+
+/**
+ * The rest of a raw request path below a URL prefix (`""` when the path is the prefix itself),
+ * or `undefined` when the path is outside it. The prefix is written as a client sends it
+ * (percent-encoded, no trailing slash, `""` for the root) and matched on whole segments; each
+ * segment of a path with escapes is compared decoded, so escapes that differ only in case or
+ * encode a character that needs none (`/caf%c3%a9`, `/st%61tic`) match, as RFC 3986 §6.2.2
+ * makes them the same path. An encoded `/` never matches a separator.
+ *
+ * @param path The raw request path.
+ * @param prefix The percent-encoded prefix.
+ * @returns The path below the prefix, starting with `/` unless it is empty.
+ *
+ * @example
+ * ```ts
+ * import { pathBelow } from "./file_path.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(pathBelow("/static/app.css", "/static"), "/app.css");
+ * assert.equal(pathBelow("/st%61tic/app.css", "/static"), "/app.css");
+ * assert.equal(pathBelow("/caf%c3%a9", "/caf%C3%A9"), "");
+ * assert.equal(pathBelow("/staticfoo", "/static"), undefined);
+ * assert.equal(pathBelow("/a%2Fb/x", "/a/b"), undefined);
+ * ```
+ */
+export function pathBelow(path: string, prefix: string): string | undefined {
+  if (
+    path.startsWith(prefix) &&
+    (path.length === prefix.length || path.charCodeAt(prefix.length) === 0x2f)
+  ) return path.slice(prefix.length);
+  if (!path.includes("%")) return undefined;
+  let at = 0;
+  for (let from = 0; from < prefix.length;) {
+    if (path.charCodeAt(at) !== 0x2f) return undefined;
+    const next = segmentEnd(prefix, from + 1);
+    const end = segmentEnd(path, at + 1);
+    try {
+      const segment = decodeURIComponent(path.slice(at + 1, end));
+      if (segment !== decodeURIComponent(prefix.slice(from + 1, next))) return undefined;
+    } catch {
+      return undefined; // a malformed escape matches no prefix
+    }
+    at = end;
+    from = next;
+  }
+  return path.slice(at);
+}
+
+function segmentEnd(path: string, from: number): number {
+  const slash = path.indexOf("/", from);
+  return slash === -1 ? path.length : slash;
+}

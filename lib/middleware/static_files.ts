@@ -8,7 +8,7 @@
  * @module
  */
 import type { Context } from "../context.ts";
-import { fileSegments, rootBase, trimTrailingSlashes } from "../http/file_path.ts";
+import { fileSegments, pathBelow, rootBase, trimTrailingSlashes } from "../http/file_path.ts";
 import { problem } from "../http/problem.ts";
 import { sameOriginPath } from "../http/same_origin_path.ts";
 import { CLONE_TEXT_RESPONSES, fs } from "../server/deno.ts";
@@ -53,9 +53,10 @@ export interface StaticFilesOptions {
   /** The directory to serve. Its real path (symlinks resolved) bounds every file served. */
   root: string;
   /**
-   * The URL path prefix to serve under, written decoded (it is percent-encoded to match raw
-   * request paths) and matched on whole segments (`/static` does not match `/staticfoo`).
-   * Requests outside it go to `next()`.
+   * The URL path prefix to serve under, written decoded and matched on whole segments
+   * (`/static` does not match `/staticfoo`), each compared decoded (`/café` takes
+   * `/caf%C3%A9` and `/caf%c3%a9`, `/static` takes `/st%61tic`; an encoded `/` is no
+   * separator). Requests outside it go to `next()`.
    *
    * @default {"/"}
    */
@@ -343,12 +344,7 @@ export function staticFiles(options: StaticFilesOptions): Middleware {
   // Whether it gets the fallback then depends on Accept (a browser navigation lists text/html).
   function clientRoute(path: string): boolean {
     if (path.lastIndexOf(".") > path.lastIndexOf("/")) return false;
-    for (const prefix of excluded) {
-      if (
-        path.startsWith(prefix) &&
-        (path.length === prefix.length || path.charCodeAt(prefix.length) === 0x2f)
-      ) return false;
-    }
+    for (const prefix of excluded) if (pathBelow(path, prefix) !== undefined) return false;
     return true;
   }
 
@@ -434,13 +430,8 @@ export function staticFiles(options: StaticFilesOptions): Middleware {
     const method = ctx.req.method;
     if (method !== "GET" && method !== "HEAD") return next();
     const path = ctx.path;
-    let rest: string;
-    if (prefix === "") rest = path;
-    else if (
-      path.startsWith(prefix) &&
-      (path.length === prefix.length || path.charCodeAt(prefix.length) === 0x2f)
-    ) rest = path.slice(prefix.length);
-    else return next();
+    const rest = prefix === "" ? path : pathBelow(path, prefix);
+    if (rest === undefined) return next();
 
     // 2. a cache hit: a raw path without escapes equals the key it decodes to
     if (!rest.includes("%")) {

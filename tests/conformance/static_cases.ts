@@ -288,4 +288,22 @@ export const staticCases: Record<string, (env: Env) => Promise<void>> = {
       }
     });
   },
+
+  async "staticFiles: the prefix matches its path however the escapes are written"(env) {
+    // RFC 3986 §6.2.2: escapes differ in case, and an unreserved character may be escaped,
+    // without naming another path
+    await withStatic(env, { prefix: "/stätic" }, async (servers) => {
+      for (const [, flags, base] of protocols(env, servers)) {
+        for (const path of ["/st%C3%A4tic", "/st%c3%a4tic", "/%73t%C3%A4tic"]) {
+          const res = await env.curl([...flags, "--path-as-is", `${base}${path}/hello.txt`]);
+          assert.equal(res.status, 200, path);
+          assert.equal(res.body, "hello world", path);
+        }
+        for (const path of ["/st%c3%a4tic%2Fhello.txt", "/st%c3%a4ticfoo/hello.txt", "/st%zz/a"]) {
+          const res = await env.curl([...flags, "--path-as-is", `${base}${path}`]);
+          assert.equal(res.headers.get("x-next"), "1", path);
+        }
+      }
+    });
+  },
 };

@@ -250,6 +250,13 @@ Deno.test("staticFiles() mounts at / by default and accepts prefixes with or wit
   }
   const deep = chain([staticFiles({ root, prefix: "/a/b" })], () => new Response("next"));
   assert.equal(await (await deep.fetch(new Request("http://localhost/a/b/one.bin"))).text(), "*");
+  // escapes compared decoded (RFC 3986 §6.2.2), an encoded slash is no separator
+  for (const path of ["/%61/b/one.bin", "/a/%62/one.bin"]) {
+    assert.equal(await (await deep.fetch(new Request(`http://localhost${path}`))).text(), "*");
+  }
+  for (const path of ["/a%2Fb/one.bin", "/a/%zz/one.bin", "/%61/bc/one.bin"]) {
+    assert.equal(await (await deep.fetch(new Request(`http://localhost${path}`))).text(), "next");
+  }
 });
 
 Deno.test("staticFiles() sets Cache-Control from maxAge and immutable", async () => {
