@@ -86,6 +86,7 @@ Deno.test("staticFiles({ fallback }) serves the app shell to navigations only", 
     ["/site/missing.js", { headers: HTML }], // looks like a file
     ["/site/api/users", { headers: HTML }], // excluded
     ["/site/api", { headers: HTML }],
+    ["/site/%61pi/users", { headers: HTML }], // the same path (RFC 3986 §6.2.2)
   ];
   for (const [path, init] of refused) {
     const res = await get(path, init);
