@@ -64,8 +64,9 @@ interface Found {
  *    `Cache-Control: max-age=<maxAge>` and `Content-Length`.
  *
  * If-Match and If-Unmodified-Since are honoured too (412), in RFC 9110 §13.2.2 order. A file
- * whose path names another version once it is open (replaced meanwhile) is looked up again, so
- * the body is always the version the headers describe (503 if it keeps changing). HEAD gets
+ * whose path names another version once it is open (replaced meanwhile), or a small file that
+ * shrinks while it is read, is looked up again, so the body is the version the headers describe
+ * (503 if it keeps changing). HEAD gets
  * the headers only; other methods on an existing file get 405 with `Allow: GET, HEAD`. `PATH_INFO`
  * carries bytes as Latin-1 code units (PEP 3333), so names are re-decoded as UTF-8 (`café.txt`);
  * names that are not UTF-8 go to `app`. Files over 64 KiB are sent as a chunk iterable, through
@@ -224,11 +225,14 @@ export function StaticMiddleware(
     }
     // The path may name another file since its stat (a deploy renames a new version over it):
     // the bytes read must be those the headers describe, so it is looked up again.
+    const again = () =>
+      attempt < MAX_ATTEMPTS
+        ? serve(environ, startResponse, attempt + 1)
+        : problem(startResponse, 503, []);
     const current = runtime.fs.statSync(found.path);
     if (current === null || current.size !== stat.size || current.mtimeNs !== stat.mtimeNs) {
       file.close();
-      if (attempt < MAX_ATTEMPTS) return serve(environ, startResponse, attempt + 1);
-      return problem(startResponse, 503, []);
+      return again();
     }
     const headers = validators;
     headers.push(["Content-Type", contentType(found.name)]);
@@ -239,8 +243,10 @@ export function StaticMiddleware(
       headers.push(["Content-Length", String(stat.size)]);
     } else if (stat.size <= BLOCK_SIZE) {
       const bytes = readAll(file, stat.size);
+      // a file that shrank while it was read holds no longer the version the headers describe
+      if (bytes.length !== stat.size) return again();
       body = [bytes];
-      headers.push(["Content-Length", String(bytes.length)]);
+      headers.push(["Content-Length", String(stat.size)]);
     } else {
       const wrapper = environ["wsgi.file_wrapper"];
       body = typeof wrapper === "function" ? wrapper(file, BLOCK_SIZE) : new FileChunks(file);

@@ -1481,6 +1481,42 @@ describe("files", () => {
     }
   });
 
+  test("StaticMiddleware never sends a small file cut short while it was read under its old ETag", async () => {
+    const { fs } = await import("./node_modules/weft/lib/server/_node_fs.js");
+    const root = mkdtempSync(join(tmpdir(), "weft-shrinking-"));
+    const file = join(root, "a.txt");
+    writeFileSync(file, "the first, longer version");
+    utimesSync(file, 1_600_000_000, 1_600_000_000);
+    const open = fs.openSync;
+    let shrunk = 0;
+    fs.openSync = (path: string) => {
+      const opened = open(path);
+      return {
+        readSync(buffer: Uint8Array, position: number) {
+          if (shrunk++ === 0) writeFileSync(file, "short");
+          return opened.readSync(buffer, position);
+        },
+        close: () => opened.close(),
+      };
+    };
+    const fallback: wsgi.WsgiApp = (_environ, start) => {
+      start("404 Not Found", []);
+      return [];
+    };
+    const server = wsgi.serveWsgi(wsgi.StaticMiddleware(fallback, root, "/s"), QUIET);
+    try {
+      const res = await curl([`http://127.0.0.1:${server.addr.port}/s/a.txt`]);
+      assert.equal(res.status, 200);
+      assert.equal(res.body, "short");
+      const again = await curl([`http://127.0.0.1:${server.addr.port}/s/a.txt`]);
+      assert.equal(res.headers.get("etag"), again.headers.get("etag"));
+    } finally {
+      fs.openSync = open;
+      await withDeadline(server.shutdown(), 10_000, "server.shutdown()");
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
   test(`${flag("mtimePrecision")} ETags hash the true nanosecond mtime`, async () => {
     const root = mkdtempSync(join(tmpdir(), "weft-ns-"));
     try {

@@ -471,6 +471,37 @@ Deno.test("StaticMiddleware() never sends a file replaced before it was opened w
   }
 });
 
+Deno.test("StaticMiddleware() never sends a small file cut short while it was read under its old ETag", () => {
+  // The file is truncated and rewritten in place after it was opened and checked: the bytes
+  // read are fewer than the size the ETag and Content-Length were made from.
+  const { get } = setup();
+  const path = `${root}/shrinking.txt`;
+  Deno.writeTextFileSync(path, "the first, longer version");
+  Deno.utimeSync(path, new Date(1_600_000_000_000), new Date(1_600_000_000_000));
+  const open = fs.openSync;
+  let shrunk = 0;
+  fs.openSync = (file) => {
+    const opened = open(file);
+    return {
+      readSync(buffer, position) {
+        if (shrunk++ === 0) Deno.writeTextFileSync(path, "short");
+        return opened.readSync(buffer, position);
+      },
+      close: () => opened.close(),
+    };
+  };
+  try {
+    const res = get("/static/shrinking.txt");
+    assert.equal(res.code, 200);
+    assert.equal(res.text, "short");
+    assert.equal(res.headers.get("content-length"), "5");
+    assert.equal(res.headers.get("etag"), stat("shrinking.txt").etag);
+  } finally {
+    fs.openSync = open;
+    Deno.removeSync(path);
+  }
+});
+
 Deno.test("StaticMiddleware() falls through while the root is missing and serves once it exists", () => {
   const dir = `${base}/late_root`;
   const { get } = setup("/static", 60, dir);
