@@ -1137,6 +1137,40 @@ describe("limits and shutdown", () => {
     });
   });
 
+  test(`${flag("rawUtf8Target")} a target sent with raw UTF-8 bytes gets 400`, async () => {
+    let calls = 0;
+    const app = (() => {
+      calls++;
+      return new Response("reached");
+    }) as Parameters<typeof weft.serve>[0];
+    await withServer(app, async (_base, server) => {
+      const raw = await rawRequest(
+        server.addr.port,
+        // written as UTF-8: the target's é goes out as the raw bytes c3 a9
+        "GET /café.txt HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+      );
+      assert.match(await readToClose(raw, 5_000), /^HTTP\/1\.1 400 /);
+      assert.equal(calls, 0);
+    });
+  });
+
+  test(`${flag("streamFailsBeforeFirstByte")} a body stream that fails before its first chunk is a 500 without a body`, async () => {
+    const app = (() =>
+      new Response(
+        new ReadableStream({
+          pull() {
+            throw new Error("the file went away");
+          },
+        }),
+        { status: 200, headers: { "content-type": "text/plain" } },
+      )) as Parameters<typeof weft.serve>[0];
+    await withServer(app, async (base) => {
+      const res = await curl(["--http1.1", `${base}/`]);
+      assert.equal(res.status, 500);
+      assert.equal(res.headers.get("content-length"), "0");
+    });
+  });
+
   test(`${flag("requestCopyBody")} under serve(), a copy of ctx.req reads through the body limit`, async () => {
     const copied = (init?: RequestInit) =>
       weft.router([

@@ -105,6 +105,22 @@ export const RUNTIME_DIFFERENCES = {
     node: "llhttp answers methods it does not know (e.g. FOO) with 400 before Weft sees them",
     why: "node:http's parser has a fixed method table",
   },
+  rawUtf8Target: {
+    deno: "a request target sent with raw UTF-8 bytes (GET /caf\\xc3\\xa9.txt) is served as its " +
+      "percent-encoded form, as nginx serves it",
+    node: "node:http's parser refuses it: the adapter answers 400 (the request target or Host " +
+      "is malformed)",
+    why: "RFC 9112 §3.2 allows either (a target is ASCII; a server may refuse other bytes), and " +
+      "node:http gives the adapter no raw target to encode; every client encodes its targets",
+  },
+  streamFailsBeforeFirstByte: {
+    deno: "a response body stream that fails before its first chunk goes out as the head with " +
+      "the response's status, then the connection is cut (the client sees a broken body)",
+    node: "the adapter, which waits for the first chunk before it writes the head, answers 500 " +
+      "with no body (content-length: 0) and keeps the connection",
+    why: "Deno.serve writes the head as soon as the handler answers; Node's answer is the more " +
+      "useful one, and neither lets a client take the broken body for a whole one",
+  },
   hostlessHttp11: {
     deno: "an HTTP/1.1 request without Host is served, its URL naming localhost and the port",
     node: "node:http answers it 400 before Weft sees it (RFC 9112 §3.2); HTTP/1.0 without Host " +
