@@ -703,9 +703,12 @@ export function advance(
     if (c === ":" || c === "/" || c === "?" || c === "#") {
       // The scheme is fixed; javascript: and vbscript: (as the URL parser reads them,
       // §4.4: controls, spaces, tabs and newlines dropped) make everything after it script.
+      // A branch that already made it script (`{{#if a}}javascript:{{/if}}`) keeps it so,
+      // whatever this branch's text fixes.
       const scheme = urlPrefix.replace(/[\0-\x20]/g, "").toLowerCase();
-      scriptUrl = c === ":" &&
-        (scheme === "javascript" || scheme === "vbscript" || urlPrefix.includes("\0"));
+      scriptUrl = scriptUrl ||
+        (c === ":" &&
+          (scheme === "javascript" || scheme === "vbscript" || urlPrefix.includes("\0")));
       urlStart = false;
       urlPrefix = "";
     } else urlPrefix += c;

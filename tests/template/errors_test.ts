@@ -249,6 +249,18 @@ const UNSAFE: Case[] = [
     /"javascript:" URL/,
   ],
   [
+    "after an #if that may make it a javascript: URL, once the scheme is fixed",
+    '<a href="{{#if a}}javascript:{{/if}}void(0)//{{x}}">x</a>',
+    "t.html:1:46",
+    /^Unsafe \{\{x\}\} in a "javascript:" URL in attribute "href"/,
+  ],
+  [
+    "after an #if that may make it a javascript: URL, in SVG",
+    '<svg><a href="{{#if a}}javascript:{{/if}}go()/{{x}}">x</a></svg>',
+    "t.html:1:47",
+    /"javascript:" URL in attribute "href"/,
+  ],
+  [
     "after a SafeUrl and a colon",
     '<a href="{{url a}}:{{b}}">x</a>',
     "t.html:1:20",
