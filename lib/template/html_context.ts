@@ -304,8 +304,16 @@ function checkAttrValue(ctx: HtmlContext, placement: Placement, what: string): s
       'an href to a "javascript:" URL';
   }
   if (ctx.scriptUrl) {
-    return `Unsafe ${what} in a "javascript:" URL in attribute "${attr}": ` +
+    const kind = ctx.tag === "script" ? `a "data:" or "javascript:" URL` : `a "javascript:" URL`;
+    return `Unsafe ${what} in ${kind} in attribute "${attr}": ` +
       "HTML escaping does not make JavaScript safe";
+  }
+  if (ctx.urlStart && (ctx.tag === "script" || ctx.tag === "base")) {
+    // safeUrl() checks the scheme only: any https URL passes, and a script from there runs
+    // here, as does every script of the page with a relative source once <base> points there.
+    return `Unsafe ${what} at the start of attribute "${attr}" of <${ctx.tag}>: it could name ` +
+      "any site (a SafeUrl too), whose scripts would run on this page; start the value with " +
+      `fixed text, as in ${attr}="/static/{{…}}"`;
   }
   if (ctx.urlStart && placement === "escape") {
     return `Unsafe ${what} at the start of URL attribute "${attr}": a "javascript:" URL would ` +
@@ -702,13 +710,15 @@ export function advance(
     if (!urlStart) return;
     if (c === ":" || c === "/" || c === "?" || c === "#") {
       // The scheme is fixed; javascript: and vbscript: (as the URL parser reads them,
-      // §4.4: controls, spaces, tabs and newlines dropped) make everything after it script.
+      // §4.4: controls, spaces, tabs and newlines dropped) make everything after it script,
+      // and so does data: in a script's source, which the page runs as its own script.
       // A branch that already made it script (`{{#if a}}javascript:{{/if}}`) keeps it so,
       // whatever this branch's text fixes.
       const scheme = urlPrefix.replace(/[\0-\x20]/g, "").toLowerCase();
       scriptUrl = scriptUrl ||
         (c === ":" &&
-          (scheme === "javascript" || scheme === "vbscript" || urlPrefix.includes("\0")));
+          (scheme === "javascript" || scheme === "vbscript" || urlPrefix.includes("\0") ||
+            (scheme === "data" && tag === "script")));
       urlStart = false;
       urlPrefix = "";
     } else urlPrefix += c;

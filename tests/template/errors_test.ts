@@ -261,6 +261,36 @@ const UNSAFE: Case[] = [
     /"javascript:" URL in attribute "href"/,
   ],
   [
+    "in a data: URL of a script's source",
+    '<script src="data:,{{x}}"></script><script src=" Data&colon;text/javascript,{{x}}"></script>',
+    "t.html:1:20",
+    /^Unsafe \{\{x\}\} in a "data:" or "javascript:" URL in attribute "src"/,
+  ],
+  [
+    "in a data: URL of an SVG script's href",
+    '<svg><script href="data:,{{x}}"></script></svg>',
+    "t.html:1:26",
+    /"data:" or "javascript:" URL in attribute "href"/,
+  ],
+  [
+    "a SafeUrl at the start of a script's source",
+    '<script src="{{url s}}"></script>',
+    "t.html:1:14",
+    /^Unsafe \{\{url s\}\} at the start of attribute "src" of <script>: it could name any site/,
+  ],
+  [
+    "a SafeUrl at the start of an SVG script's xlink:href",
+    '<svg><script xlink:href="{{url s}}"></script></svg>',
+    "t.html:1:26",
+    /at the start of attribute "xlink:href" of <script>/,
+  ],
+  [
+    "a SafeUrl at the start of <base href>",
+    '<base href="{{url s}}">',
+    "t.html:1:13",
+    /at the start of attribute "href" of <base>/,
+  ],
+  [
     "after a SafeUrl and a colon",
     '<a href="{{url a}}:{{b}}">x</a>',
     "t.html:1:20",
@@ -523,6 +553,8 @@ const SAFE: [name: string, source: string][] = [
   ["a fragment", '<a href="#{{id}}">x</a>'],
   ["a fixed data:image prefix", '<img src="data:image/png;base64,{{png}}">'],
   ["a SafeUrl at the start", '<a href="{{url link}}">x</a><img src="{{url s}}">'],
+  ["a value in a script's source after a fixed path", '<script src="/js/{{v}}.js"></script>'],
+  ["a SafeUrl at the start of a <link>", '<link rel="canonical" href="{{url c}}">'],
   ["a SafeUrl, then a fixed separator", '<a href="{{url base}}/{{path}}">x</a>'],
   [
     "an #if whose branches both fix the scheme",
