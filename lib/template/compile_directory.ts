@@ -7,6 +7,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
+import { SourceFile } from "./_diagnostics.ts";
 import { compileTemplate } from "./compile.ts";
 import { TemplateSyntaxError } from "./template_syntax_error.ts";
 
@@ -69,7 +70,7 @@ export function compileDirectory(
     const name = relative(dirname(target), file).split("\\").join("/");
     let code: string;
     try {
-      code = compileTemplate(readFileSync(file, "utf8"), {
+      code = compileTemplate(readTemplate(file), {
         file,
         name,
         partials: readPartial,
@@ -95,10 +96,52 @@ function readPartial(name: string, from: string): { file: string; source: string
   const path = join(dirname(from), `${name}.html`);
   try {
     if (!statSync(path).isFile()) return undefined;
-    return { file: path, source: readFileSync(path, "utf8") };
   } catch {
     return undefined;
   }
+  return { file: path, source: readTemplate(path) };
+}
+
+// The byte order mark is kept for SourceFile, which drops it.
+const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+const LOSSY = new TextDecoder("utf-8", { ignoreBOM: true });
+
+// Reads a template as UTF-8. Decoded leniently, a byte that is not UTF-8 (a template saved as
+// Latin-1 or UTF-16) would become U+FFFD in every page, silently: it is an error at its place.
+function readTemplate(path: string): string {
+  const bytes = readFileSync(path);
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    const at = firstInvalidByte(bytes);
+    const source = new SourceFile(path, LOSSY.decode(bytes));
+    const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 1 : 0;
+    const { line, column } = source.position(LOSSY.decode(bytes.subarray(0, at)).length - bom);
+    const byte = bytes[at].toString(16).toUpperCase().padStart(2, "0");
+    throw new TemplateSyntaxError(
+      { file: path, line, column },
+      `Invalid UTF-8 (byte 0x${byte}): save the template as UTF-8`,
+      source.text,
+    );
+  }
+}
+
+// The index of the first byte that starts no valid UTF-8 sequence (WHATWG Encoding's decoder).
+function firstInvalidByte(bytes: Uint8Array): number {
+  let i = 0;
+  while (i < bytes.length) {
+    const b = bytes[i];
+    const more = b < 0x80 ? 0 : b < 0xc2 ? -1 : b < 0xe0 ? 1 : b < 0xf0 ? 2 : b < 0xf5 ? 3 : -1;
+    if (more < 0) return i;
+    for (let k = 1; k <= more; k++) {
+      const c = bytes[i + k];
+      const lo = k === 1 && b === 0xe0 ? 0xa0 : k === 1 && b === 0xf0 ? 0x90 : 0x80;
+      const hi = k === 1 && b === 0xed ? 0x9f : k === 1 && b === 0xf4 ? 0x8f : 0xbf;
+      if (c === undefined || c < lo || c > hi) return i;
+    }
+    i += more + 1;
+  }
+  return bytes.length - 1;
 }
 
 function findTemplates(dir: string, prefix = ""): string[] {

@@ -183,6 +183,26 @@ test("the weft-templates bin compiles a template into a typed module", async () 
   assert.match(module, /export function render/);
 });
 
+test("the weft-templates bin refuses a template that is not UTF-8, at its first bad byte", async () => {
+  const dir = join(project, "latin1");
+  mkdirSync(dir, { recursive: true });
+  // Saved as Latin-1: "é" is the byte 0xE9, which a lenient read turned into U+FFFD.
+  writeFileSync(
+    join(dir, "menu.html"),
+    Buffer.from("<ul>\n\t<li>Caf\xe9 {{ x }}</li>\n", "latin1"),
+  );
+  const { code, stderr } = await runChild("npx", {
+    args: ["--no-install", "weft-templates", "latin1"],
+    cwd: project,
+    deadlineMs: 50_000,
+  });
+  assert.equal(code, 1);
+  assert.match(
+    new TextDecoder().decode(stderr),
+    /latin1\/menu\.html:2:9: Invalid UTF-8 \(byte 0xE9\): save the template as UTF-8\n/,
+  );
+});
+
 test("require() loads every entry point from CommonJS, as Node >= 20.19 loads ES modules", async () => {
   const entries: Record<string, string> = {
     weft: "router",

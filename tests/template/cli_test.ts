@@ -109,6 +109,29 @@ Deno.test("cli.ts prints every error of every template with carets and exits 1",
   });
 });
 
+Deno.test("cli.ts refuses a template or partial that is not UTF-8, at its first bad byte", async () => {
+  await withTemplates({ "good.html": "<p>{{ok}}</p>\n" }, async (dir) => {
+    const latin1 = (text: string) => Uint8Array.from(text, (c) => c.charCodeAt(0));
+    // Saved as Latin-1: "é" is the byte 0xE9, which a lenient read turned into U+FFFD.
+    await Deno.writeFile(`${dir}/menu.html`, latin1("<ul>\n\t<li>Caf\xe9 {{ x }}</li>\n"));
+    await Deno.writeFile(`${dir}/page.html`, latin1("\xef\xbb\xbf<p>{{> part}}</p>\n"));
+    await Deno.writeFile(`${dir}/part.html`, latin1("ok {{y}}\n\xff\xfe"));
+    const { code, stderr } = await cli(dir);
+    assert.equal(code, 1);
+    const errors = [...stderr.matchAll(/^(\S+\.html):(\d+):(\d+): (.*)$/gm)].map((m) =>
+      `${m[1].slice(dir.length + 1)}:${m[2]}:${m[3]}: ${m[4]}`
+    );
+    assert.deepEqual(errors, [
+      "menu.html:2:9: Invalid UTF-8 (byte 0xE9): save the template as UTF-8",
+      "part.html:2:1: Invalid UTF-8 (byte 0xFF): save the template as UTF-8",
+      "part.html:2:1: Invalid UTF-8 (byte 0xFF): save the template as UTF-8",
+    ]);
+    await assert.rejects(Deno.stat(`${dir}/menu.ts`));
+    await assert.rejects(Deno.stat(`${dir}/page.ts`));
+    assert.ok((await Deno.stat(`${dir}/good.ts`)).isFile);
+  });
+});
+
 Deno.test("cli.ts --out mirrors the folders elsewhere", async () => {
   await withTemplates(GOOD, async (dir) => {
     const { code, stderr } = await cli(dir, "--out", `${dir}/gen`);
