@@ -419,6 +419,9 @@ export class Context<P extends Params = Params, V extends object = Record<never,
         `Cannot redirect to "${location}" with ${status}: use 301-303, 307 or 308, and no CR or LF`,
       );
     }
+    // A Location is a URI (RFC 9110 §10.2.2): a space, control or non-ASCII character is
+    // percent-encoded as UTF-8, as browsers do; Headers refused one past U+00FF (a 500).
+    location = location.replace(/[^!-~]+/g, (run) => encodeURI(run.toWellFormed()));
     return this.#build(null, null, { status, headers: { location } });
   }
 

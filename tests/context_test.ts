@@ -127,6 +127,21 @@ Deno.test("ctx.redirect() sends 302 by default, the statuses of RFC 9110 §15.4,
   }
 });
 
+Deno.test("ctx.redirect() percent-encodes what a URI cannot hold, as UTF-8", () => {
+  const ctx = new Context(req());
+  const cases: [string, string][] = [
+    ["/日本", "/%E6%97%A5%E6%9C%AC"], // Headers refused it: a 500
+    ["/café?q=é", "/caf%C3%A9?q=%C3%A9"], // it went out as the Latin-1 byte 0xE9
+    ["/a b\tc\0", "/a%20b%09c%00"],
+    ["/\u2028\ud83d", "/%E2%80%A8%EF%BF%BD"], // a lone surrogate is U+FFFD
+    ["/already%20encoded?a=1&b=%C3%A9#f", "/already%20encoded?a=1&b=%C3%A9#f"],
+    ["https://example.com/x?y=<z>", "https://example.com/x?y=<z>"],
+  ];
+  for (const [location, sent] of cases) {
+    assert.equal(ctx.redirect(location).headers.get("location"), sent);
+  }
+});
+
 Deno.test("ctx.var, ctx.set() and ctx.get() share one store per request", () => {
   const ctx = new Context<{ id: string }, { n: number }>(req());
   ctx.set("n", 1);

@@ -41,6 +41,8 @@ function notesApp(env: Env, reported: unknown[]): Weft.App {
   return router([
     get("/", (ctx) => ctx.html("<h1>notes</h1>")),
     get("/old", (ctx) => ctx.redirect("/", 301)),
+    // A location as an app takes it from a query (?next=): decoded, so it may hold any text.
+    get("/go", (ctx) => ctx.redirect(new URL(ctx.req.url).searchParams.get("next") ?? "/", 303)),
     group("/api", [cors({ origin: "https://app.example" })], [
       get("/notes", [listing], (ctx) => ctx.json({ ...ctx.var.query })),
       group("/me", [requireUser], [
@@ -201,6 +203,12 @@ export const appApiCases: Record<string, Case> = {
       assert.equal(old.status, 301);
       assert.equal(old.headers.get("location"), "/");
       await old.body?.cancel();
+      // A character a URI cannot hold is percent-encoded as UTF-8: Headers refused one past
+      // U+00FF (a 500), and one of Latin-1 went out as a single byte.
+      const go = await fetch(`/go?next=${encodeURIComponent("/日本/café a")}`);
+      assert.equal(go.status, 303);
+      assert.equal(go.headers.get("location"), "/%E6%97%A5%E6%9C%AC/caf%C3%A9%20a");
+      await go.body?.cancel();
     });
   },
 
