@@ -311,9 +311,9 @@ function checkAttrValue(ctx: HtmlContext, placement: Placement, what: string): s
   if (ctx.urlStart && (ctx.tag === "script" || ctx.tag === "base")) {
     // safeUrl() checks the scheme only: any https URL passes, and a script from there runs
     // here, as does every script of the page with a relative source once <base> points there.
-    return `Unsafe ${what} at the start of attribute "${attr}" of <${ctx.tag}>: it could name ` +
-      "any site (a SafeUrl too), whose scripts would run on this page; start the value with " +
-      `fixed text, as in ${attr}="/static/{{…}}"`;
+    return `Unsafe ${what} in attribute "${attr}" of <${ctx.tag}> before its text names the ` +
+      "site: the value could name any site (a SafeUrl too), whose scripts would run on this " +
+      `page; write the start of the URL, as in ${attr}="/static/{{…}}"`;
   }
   if (ctx.urlStart && placement === "escape") {
     return `Unsafe ${what} at the start of URL attribute "${attr}": a "javascript:" URL would ` +
@@ -708,6 +708,7 @@ export function advance(
   // One character of a URL attribute's value, after character references are decoded.
   function urlChar(c: string): void {
     if (!urlStart) return;
+    if (tag === "script" || tag === "base") return sourceChar(c);
     if (c === ":" || c === "/" || c === "?" || c === "#") {
       // The scheme is fixed; javascript: and vbscript: (as the URL parser reads them,
       // §4.4: controls, spaces, tabs and newlines dropped) make everything after it script,
@@ -722,6 +723,35 @@ export function advance(
       urlStart = false;
       urlPrefix = "";
     } else urlPrefix += c;
+  }
+
+  // One character of a script's source or of <base href>: the URL stays open until its text
+  // names the site the script comes from (scheme and host, or a path that does not start with
+  // two slashes, which would name a host: "/" + "/evil.example/x.js"); `urlPrefix` holds all of
+  // it. A data:, javascript: or vbscript: URL runs its own text as script.
+  function sourceChar(c: string): void {
+    // Only a separator, or the character after a first slash, can name the site. A long URL
+    // that has not named it stays so: reading it again at each character would be quadratic.
+    if (urlPrefix.length > 2048) return;
+    const before = urlPrefix.trim();
+    urlPrefix += c;
+    if (!":/\\?#".includes(c) && before !== "/" && before !== "\\") return;
+    // As the URL parser reads it: leading controls and spaces, tabs and newlines dropped.
+    let url = urlPrefix.replaceAll("\t", "").replaceAll("\n", "").replaceAll("\r", "");
+    let start = 0;
+    while (start < url.length && url.charCodeAt(start) >= 1 && url.charCodeAt(start) <= 32) start++;
+    url = url.slice(start);
+    if (url.includes("\0")) return; // a value or a block made it unknown
+    const scheme = /^([a-zA-Z][a-zA-Z0-9+.\-]*):/.exec(url);
+    const name = scheme?.[1].toLowerCase();
+    if (name === "data" || name === "javascript" || name === "vbscript") scriptUrl = true;
+    else if (
+      scheme !== null
+        ? !/^[/\\]*[^/\\?#]+[/\\?#]/.test(url.slice(scheme[0].length))
+        : !/^(?:[/\\]{2}[^/\\?#]+[/\\?#]|[/\\][^/\\]|[?#]|[^/\\?#:]+[/\\?#])/.test(url)
+    ) return;
+    urlStart = false;
+    urlPrefix = "";
   }
 
   for (let i = 0; i < n; i++) {

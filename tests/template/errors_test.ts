@@ -276,19 +276,44 @@ const UNSAFE: Case[] = [
     "a SafeUrl at the start of a script's source",
     '<script src="{{url s}}"></script>',
     "t.html:1:14",
-    /^Unsafe \{\{url s\}\} at the start of attribute "src" of <script>: it could name any site/,
+    /^Unsafe \{\{url s\}\} in attribute "src" of <script> before its text names the site: the/,
   ],
   [
     "a SafeUrl at the start of an SVG script's xlink:href",
     '<svg><script xlink:href="{{url s}}"></script></svg>',
     "t.html:1:26",
-    /at the start of attribute "xlink:href" of <script>/,
+    /in attribute "xlink:href" of <script> before its text names the site/,
   ],
   [
     "a SafeUrl at the start of <base href>",
     '<base href="{{url s}}">',
     "t.html:1:13",
-    /at the start of attribute "href" of <base>/,
+    /in attribute "href" of <base> before its text names the site/,
+  ],
+  // "/" + "/evil.example/x.js" (or "\\evil.example") is a URL of another site.
+  [
+    "a value after a script source's first slash",
+    '<script src="/{{x}}"></script>',
+    "t.html:1:15",
+    /^Unsafe \{\{x\}\} in attribute "src" of <script> before its text names the site/,
+  ],
+  [
+    "a value after two slashes of a script source",
+    '<script src="//{{x}}/a.js"></script><script src="/&#47;{{x}}"></script>',
+    "t.html:1:16",
+    /in attribute "src" of <script> before its text names the site/,
+  ],
+  [
+    "a value in the host of a script source",
+    '<script src="https://{{x}}/a.js"></script>',
+    "t.html:1:22",
+    /in attribute "src" of <script> before its text names the site/,
+  ],
+  [
+    "a value after the first slash of <base href>",
+    '<base href="/{{x}}">',
+    "t.html:1:14",
+    /in attribute "href" of <base> before its text names the site/,
   ],
   [
     "after a SafeUrl and a colon",
@@ -553,7 +578,12 @@ const SAFE: [name: string, source: string][] = [
   ["a fragment", '<a href="#{{id}}">x</a>'],
   ["a fixed data:image prefix", '<img src="data:image/png;base64,{{png}}">'],
   ["a SafeUrl at the start", '<a href="{{url link}}">x</a><img src="{{url s}}">'],
-  ["a value in a script's source after a fixed path", '<script src="/js/{{v}}.js"></script>'],
+  [
+    "values in a script's source after its site",
+    '<script src="/js/{{v}}.js"></script><script src="app.js?v={{v}}"></script>' +
+    '<script src="https://cdn.example/{{v}}"></script><script src="//cdn.example/{{v}}"></script>' +
+    '<script src="{{#if a}}/a{{else}}/b{{/if}}/{{v}}"></script><base href="/app/{{v}}/">',
+  ],
   ["a SafeUrl at the start of a <link>", '<link rel="canonical" href="{{url c}}">'],
   ["a SafeUrl, then a fixed separator", '<a href="{{url base}}/{{path}}">x</a>'],
   [
