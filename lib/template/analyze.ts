@@ -384,7 +384,7 @@ export function analyzeTemplate(
             inner.ctx = advance(inner.ctx, indent, () => {});
           }
           place(source, node.offset, inner.ctx, "blockEnd", `the end of partial "${node.name}"`);
-          ir.push(...inner.ir);
+          for (const piece of inner.ir) ir.push(piece); // a spread overflows on a long partial
           ctx = inner.ctx;
           break;
         }

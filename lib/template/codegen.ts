@@ -9,6 +9,7 @@
 import type { Analysis, Binding, Ir, Ref, Shape } from "./analyze.ts";
 
 const WIDTH = 80;
+const LONG_LINE = 1024;
 
 const RESERVED = new Set(
   ("break case catch class const continue debugger default delete do else enum export extends " +
@@ -63,28 +64,31 @@ export function generateModule(analysis: Analysis, options: GenerateOptions): st
     // Sized for "const out = ", the longest form the first statement takes.
     const prefix = "  ".repeat(indent) + "const out = ";
     const statement = "  ".repeat(indent) + "out += ";
-    let rest = text;
-    while (rest !== "") {
-      const newline = rest.indexOf("\n");
-      if (newline !== -1 && newline < rest.length - 1) {
-        const first = templateLiteral(rest.slice(0, newline));
+    // Offsets into `text`, not slices of it, and a piece's first try capped at LONG_LINE
+    // characters: a line of megabytes was scanned again for each piece, in quadratic time.
+    let pos = 0;
+    let newline = -1;
+    while (pos < text.length) {
+      if (newline < pos) newline = text.indexOf("\n", pos);
+      if (newline !== -1 && newline < text.length - 1 && newline - pos < WIDTH) {
+        const first = templateLiteral(text.slice(pos, newline));
         if (prefix.length + first.length <= WIDTH) {
-          lines.push(statement + templateLiteral(rest) + ";");
+          lines.push(statement + templateLiteral(text.slice(pos)) + ";");
           return;
         }
       }
       // A string literal piece that fits the line: up to and including the first newline.
       const budget = WIDTH - prefix.length - 1;
-      let end = newline === -1 ? rest.length : newline + 1;
-      let literal = stringLiteral(rest.slice(0, end));
+      let end = Math.min((newline === -1 ? text.length : newline + 1) - pos, LONG_LINE);
+      let literal = stringLiteral(text.slice(pos, pos + end));
       while (literal.length > budget && end > 1) {
         const ratio = (budget - 2) / Math.max(1, literal.length - 2);
         end = Math.max(1, Math.min(end - 1, Math.floor(end * ratio)));
-        if (isHighSurrogate(rest.charCodeAt(end - 1))) end--;
-        literal = stringLiteral(rest.slice(0, end));
+        if (isHighSurrogate(text.charCodeAt(pos + end - 1))) end--;
+        literal = stringLiteral(text.slice(pos, pos + end));
       }
       lines.push(statement + literal + ";");
-      rest = rest.slice(end);
+      pos += end;
     }
   }
 
@@ -196,13 +200,17 @@ export function generateModule(analysis: Analysis, options: GenerateOptions): st
     !renderBody.slice(1).some((line) => line.startsWith("  out += "))
   ) {
     // One statement: a "let out" never reassigned would fail `deno lint`.
-    const [first, ...others] = renderBody;
-    out.push(first.replace("out += ", "const out = "), ...others, "  return out as SafeHtml;");
+    // (Lines are appended one by one: spread into push(), the lines of a long template
+    // overflowed the call stack.)
+    renderBody[0] = renderBody[0].replace("out += ", "const out = ");
+    for (const line of renderBody) out.push(line);
+    out.push("  return out as SafeHtml;");
   } else {
-    const [first, ...others] = renderBody;
-    if (first.startsWith("  out += ")) out.push(first.replace("out += ", "let out = "));
-    else out.push('  let out = "";', first);
-    out.push(...others, "  return out as SafeHtml;");
+    const first = renderBody[0];
+    if (first.startsWith("  out += ")) renderBody[0] = first.replace("out += ", "let out = ");
+    else out.push('  let out = "";');
+    for (const line of renderBody) out.push(line);
+    out.push("  return out as SafeHtml;");
   }
   out.push("}");
   if (helpers.escape) out.push("", ...ESCAPE_HELPERS);

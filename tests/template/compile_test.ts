@@ -255,3 +255,19 @@ Deno.test("a byte order mark an editor saved, in a template or a partial, is not
     (error: Error) => /t\.html:1:1/.test(error.message),
   );
 });
+
+Deno.test("a template of a few megabytes compiles, values, partials, long lines and all", async () => {
+  // 150,000 values: the render body's lines were spread into one push() call, which overflowed
+  // the call stack (a RangeError, not a compile); a partial's nodes likewise.
+  const row = '<p title="{{a}}">{{b}}</p>\n';
+  assert.match(compileTemplate(row.repeat(150_000), { file: "t.html" }), /escapeHtml\(data\.b\)/);
+  const code = compileTemplate("{{> rows}}", {
+    file: "t.html",
+    partials: { rows: row.repeat(150_000) },
+  });
+  assert.match(code, /escapeHtml\(data\.a\)/);
+  // A line of a megabyte is cut into pieces, each looked at once.
+  const line = "x".repeat(1_000_000);
+  const render = await load(`<p>${line}{{a}}</p>`);
+  assert.equal(render({ a: "<" }), `<p>${line}&lt;</p>`);
+});
