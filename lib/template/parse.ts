@@ -77,6 +77,8 @@ export type Node = TextNode | OutputNode | IfNode | EachNode | PartialNode;
 
 type Frame = { node: IfNode | EachNode; target: Node[]; seenElse: boolean };
 
+// How deep blocks may nest, and how many names a path may have.
+const MAX_DEPTH = 500;
 const NAME = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 const PATH = /^[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)*$/;
 const PARTIAL_NAME = /^[A-Za-z0-9_.\-]+(?:\/[A-Za-z0-9_.\-]+)*$/;
@@ -110,7 +112,12 @@ export function parseTemplate(source: SourceFile, diagnostics: Diagnostics): Nod
   // A block opens: its node joins the current list, and nodes go into `body` until its
   // {{else}} or its closing tag.
   function open(node: IfNode | EachNode, body: Node[]): void {
-    target.push(node);
+    // The passes that follow recurse into blocks: thousands deep, they overflowed the call
+    // stack. A block past the limit is an error and is left out of the tree.
+    if (stack.length === MAX_DEPTH) {
+      report(node.offset, `Too deeply nested: blocks may nest ${MAX_DEPTH} deep`);
+    }
+    if (stack.length < MAX_DEPTH) target.push(node);
     stack.push({ node, target: body, seenElse: false });
     target = body;
   }
@@ -142,6 +149,10 @@ export function parseTemplate(source: SourceFile, diagnostics: Diagnostics): Nod
       return null;
     }
     const segments = raw.split(".");
+    if (segments.length > MAX_DEPTH) {
+      report(offset, `Malformed path: more than ${MAX_DEPTH} names joined by dots`);
+      return null;
+    }
     if (segments.includes("__proto__")) {
       report(offset, `Malformed path "${raw}" in ${tag}: "__proto__" cannot be a data field`);
       return null;

@@ -664,3 +664,22 @@ Deno.test("TemplateSyntaxError's message has file:line:col, the reason and a car
   assert.equal(error.name, "TemplateSyntaxError");
   assert.equal(error.excerpt.split("\n").length, 2);
 });
+
+Deno.test("compileTemplate() refuses blocks nested thousands deep, at the first one too deep", () => {
+  // The compiler recursed into each block: 2,000 deep, it threw a RangeError.
+  const ifs = compileError("{{#if a}}".repeat(5000) + "x" + "{{/if}}".repeat(5000));
+  assert.equal(`${ifs.line}:${ifs.column}`, `1:${500 * 9 + 1}`);
+  assert.equal(ifs.reason, "Too deeply nested: blocks may nest 500 deep");
+  assert.equal(ifs.errors.length, 1);
+  const names = Array.from({ length: 3000 }, (_, i) => `x${i}`);
+  const eaches = compileError(
+    "{{#each xs as x}}" + names.map((name, i) => `{{#each ${i ? names[i - 1] : "x"} as ${name}}}`)
+      .join("") +
+      "{{/each}}".repeat(3001),
+  );
+  assert.equal(eaches.reason, "Too deeply nested: blocks may nest 500 deep");
+  const path = compileError(`<p>{{ ${names.join(".")} }}</p>`);
+  assert.equal(`${path.line}:${path.column}`, "1:7");
+  assert.equal(path.reason, "Malformed path: more than 500 names joined by dots");
+  compileTemplate("{{#if a}}".repeat(500) + "x" + "{{/if}}".repeat(500), { file: "t.html" });
+});
