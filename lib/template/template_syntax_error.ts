@@ -70,11 +70,34 @@ export class TemplateSyntaxError extends Error {
   }
 }
 
+// The line starts of the last source excerpted: a compile reports all its errors against one
+// source, and splitting it again for each of thousands of errors took quadratic time.
+let lines: { source: string; starts: number[] } | undefined;
+
+// Past this length, a line is shown as the part of it around the column.
+const EXCERPT_WIDTH = 160;
+
 function caretExcerpt(source: string, line: number, column: number): string {
-  const text = (source.split("\n")[line - 1] ?? "").replace(/\r$/, "");
+  if (lines?.source !== source) {
+    const starts = [0];
+    for (let i = source.indexOf("\n"); i !== -1; i = source.indexOf("\n", i + 1)) {
+      starts.push(i + 1);
+    }
+    lines = { source, starts };
+  }
+  const start = lines.starts[line - 1];
+  const end = line < lines.starts.length ? lines.starts[line] - 1 : source.length;
+  let text = start === undefined ? "" : source.slice(start, end).replace(/\r$/, "");
+  let caret = column - 1;
+  if (text.length > EXCERPT_WIDTH) {
+    const from = Math.max(0, Math.min(caret - EXCERPT_WIDTH / 2, text.length - EXCERPT_WIDTH));
+    text = (from > 0 ? "…" : "") + text.slice(from, from + EXCERPT_WIDTH) +
+      (from + EXCERPT_WIDTH < text.length ? "…" : "");
+    caret = caret - from + (from > 0 ? 1 : 0);
+  }
   const gutter = String(line);
   const pad = " ".repeat(gutter.length);
   // Tabs stay tabs under the caret so that it lines up in any terminal.
-  const lead = text.slice(0, column - 1).replace(/[^\t]/g, " ");
+  const lead = text.slice(0, caret).replace(/[^\t]/g, " ");
   return `${gutter} | ${text}\n${pad} | ${lead}^`;
 }

@@ -683,3 +683,17 @@ Deno.test("compileTemplate() refuses blocks nested thousands deep, at the first 
   assert.equal(path.reason, "Malformed path: more than 500 names joined by dots");
   compileTemplate("{{#if a}}".repeat(500) + "x" + "{{/if}}".repeat(500), { file: "t.html" });
 });
+
+Deno.test("TemplateSyntaxError's excerpt of a long line is the part around the column", () => {
+  // The excerpt held the whole line: for a minified template of a megabyte, each of its errors
+  // carried the megabyte, and a compile with thousands of errors ran out of memory.
+  const error = compileError("x".repeat(100_000) + "{{a..b}}" + "y".repeat(100_000));
+  assert.equal(error.column, 100_003);
+  const [line, caret] = error.excerpt.split("\n");
+  assert.equal(line, `1 | …${"x".repeat(78)}{{a..b}}${"y".repeat(74)}…`);
+  assert.equal(caret, `  | ${" ".repeat(81)}^`);
+  assert.equal(line.indexOf("a..b"), caret.indexOf("^"));
+  const many = compileError("{{a..b}}".repeat(20_000));
+  assert.equal(many.errors.length, 20_000);
+  assert.ok(many.errors.every((each) => each.excerpt.length < 400));
+});
