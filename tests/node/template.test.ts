@@ -20,3 +20,12 @@ test("blocks nested 5,000 deep are a compile error, not a RangeError of the comp
       error.reason === "Too deeply nested: blocks may nest 500 deep",
   );
 });
+
+test("an error's excerpt of a long line is the part around the column", () => {
+  assert.throws(
+    () => compileTemplate("x".repeat(100_000) + "{{a..b}}" + "y".repeat(100_000)),
+    (error: unknown) =>
+      error instanceof TemplateSyntaxError &&
+      error.excerpt.split("\n")[0] === `1 | …${"x".repeat(78)}{{a..b}}${"y".repeat(74)}…`,
+  );
+});
