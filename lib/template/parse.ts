@@ -157,6 +157,17 @@ export function parseTemplate(source: SourceFile, diagnostics: Diagnostics): Nod
       report(offset, `Malformed path "${raw}" in ${tag}: "__proto__" cannot be a data field`);
       return null;
     }
+    // Every object has these (toString, constructor…): an absent field would read the
+    // inherited one, so {{#if toString}} held for {} and {{constructor}} printed a function.
+    const inherited = segments.find((segment) => Object.hasOwn(Object.prototype, segment));
+    if (inherited !== undefined) {
+      report(
+        offset,
+        `Unsupported path "${raw}" in ${tag}: every object has "${inherited}", so it cannot ` +
+          "name a data field; rename the field",
+      );
+      return null;
+    }
     return { segments, special: null, text: raw, offset };
   }
 

@@ -49,6 +49,14 @@ const SYNTAX: Case[] = [
   ["a dash", "<p>{{first-name}}</p>", "t.html:1:6", /^Malformed path "first-name"/],
   ["two paths", "<p>{{a b}}</p>", "t.html:1:8", /^Malformed tag \{\{a b\}\}/],
   ["__proto__", "<p>{{a.__proto__}}</p>", "t.html:1:6", /"__proto__" cannot be a data field/],
+  // an absent field would read Object.prototype's: {{#if toString}} held for {}
+  ["toString", "{{#if toString}}y{{/if}}", "t.html:1:7", /every object has "toString"/],
+  [
+    "constructor",
+    "<p>{{car.constructor.name}}</p>",
+    "t.html:1:6",
+    /every object has "constructor"/,
+  ],
   ["this", "<p>{{this}}</p>", "t.html:1:6", /^Unsupported path "this"/],
   ["an #if without path", "{{#if}}{{/if}}", "t.html:1:6", /^Missing path in \{\{#if\}\}/],
   ["an #if with two paths", "{{#if a b}}{{/if}}", "t.html:1:9", /^Unexpected "b" in \{\{#if\}\}/],
