@@ -49,8 +49,8 @@ export function stringConstraints(c: StringConstraints): StringConstraints {
   return defined({ minLength, maxLength, pattern, format: c.format });
 }
 
-export function numberConstraints(c: NumberConstraints): NumberConstraints {
-  const where = "a number schema";
+export function numberConstraints(c: NumberConstraints, integer = false): NumberConstraints {
+  const where = integer ? "an integer schema" : "a number schema";
   const minimum = limit(where, "minimum", c.minimum);
   const maximum = limit(where, "maximum", c.maximum);
   const exclusiveMinimum = limit(where, "exclusiveMinimum", c.exclusiveMinimum);
@@ -61,6 +61,14 @@ export function numberConstraints(c: NumberConstraints): NumberConstraints {
   const low = exclusiveMinimum ?? -Infinity, high = exclusiveMaximum ?? Infinity;
   if (low >= (maximum ?? Infinity) || (minimum ?? -Infinity) >= high || low >= high) {
     throw new TypeError(`Cannot build ${where}: its bounds leave no number between them`);
+  }
+  // { minimum: 1.2, maximum: 1.8 } leaves numbers, but no integer
+  if (integer) {
+    const least = Math.max(Math.ceil(minimum ?? -Infinity), Math.floor(low) + 1);
+    const most = Math.min(Math.floor(maximum ?? Infinity), Math.ceil(high) - 1);
+    if (least > most) {
+      throw new TypeError(`Cannot build ${where}: its bounds leave no integer between them`);
+    }
   }
   if (multipleOf !== undefined && multipleOf <= 0) {
     throw new TypeError(`Cannot build ${where}: multipleOf is more than 0`);

@@ -211,7 +211,7 @@ export const schema: SchemaBuilder = {
   integer: (constraints) =>
     constraints === undefined
       ? INTEGER
-      : node({ kind: "integer", ...numberConstraints(constraints) }),
+      : node({ kind: "integer", ...numberConstraints(constraints, true) }),
   boolean: () => BOOLEAN,
   null: () => NULL,
   any: () => ANY,

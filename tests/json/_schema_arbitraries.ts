@@ -155,6 +155,15 @@ const numberCons = fc.record({
   return clean(empty ? { ...c, exclusiveMinimum: undefined, exclusiveMaximum: undefined } : c);
 });
 
+// the builder refuses an integer schema whose bounds leave no integer: drop the bounds then
+const integerCons = numberCons.map((c) => {
+  if (c === undefined) return c;
+  const low = c.exclusiveMinimum ?? -Infinity, high = c.exclusiveMaximum ?? Infinity;
+  const least = Math.max(Math.ceil(c.minimum ?? -Infinity), Math.floor(low) + 1);
+  const most = Math.min(Math.floor(c.maximum ?? Infinity), Math.ceil(high) - 1);
+  return least > most ? clean({ multipleOf: c.multipleOf }) : c;
+});
+
 const arrayCons = fc.record({
   minItems: opt(fc.nat(2)),
   maxItems: opt(fc.nat(3)),
@@ -170,7 +179,8 @@ export const descArb: fc.Arbitrary<Desc> = fc.letrec<{ desc: Desc }>((tie) => ({
       ...(["string", "number", "integer", "boolean", "null", "any"] as const).map((t) => ({ t })),
     ),
     fc.record({ t: fc.constant("string" as const), c: stringCons }),
-    fc.record({ t: fc.constantFrom("number", "integer" as const), c: numberCons }),
+    fc.record({ t: fc.constant("number" as const), c: numberCons }),
+    fc.record({ t: fc.constant("integer" as const), c: integerCons }),
     fc.constantFrom<string | number | boolean | null>("x", 1, true, null).map((v) => ({
       t: "literal" as const,
       v,

@@ -198,6 +198,28 @@ Deno.test("the builders reject constraints that cannot hold", () => {
   ) {
     assert.throws(() => s.number(bounds), /its bounds leave no number between them/);
   }
+  // bounds that leave numbers but no integer refuse every value of an integer schema
+  for (
+    const bounds of [
+      { minimum: 1.2, maximum: 1.8 },
+      { exclusiveMinimum: 1, exclusiveMaximum: 2 },
+      { exclusiveMinimum: 1.5, maximum: 1.9 },
+      { minimum: 1.1, exclusiveMaximum: 2 },
+    ]
+  ) {
+    assert.throws(() => s.integer(bounds), /its bounds leave no integer between them/);
+    s.number(bounds); // a number schema keeps them
+  }
+  for (
+    const [bounds, value] of [
+      [{ minimum: 1.2, maximum: 2 }, 2],
+      [{ exclusiveMinimum: 1, exclusiveMaximum: 3 }, 2],
+      [{ exclusiveMinimum: 1.5, maximum: 2.5 }, 2],
+      [{ minimum: -0.5, exclusiveMaximum: 0.5 }, 0],
+    ] as const
+  ) {
+    assert.deepEqual(json.decode(String(value), s.integer(bounds)), { ok: true, value });
+  }
   // bounds that meet, inclusively, still hold one number
   assert.deepEqual(json.decode("1", s.number({ minimum: 1, maximum: 1, exclusiveMinimum: 0 })), {
     ok: true,
