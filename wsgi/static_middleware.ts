@@ -18,7 +18,7 @@ import {
 import { contentType } from "../lib/http/media_type.ts";
 import { STATUS_TEXT } from "../lib/http/status.ts";
 import { runtime } from "../lib/server/deno.ts";
-import type { FileStat } from "../lib/server/types.ts";
+import type { FileStat, SyncFile } from "../lib/server/types.ts";
 import { BLOCK_SIZE, BoundedFile, FileChunks, readAll } from "./_file_chunks.ts";
 import type { Environ, StartResponse, WsgiApp, WsgiIterable } from "./types.ts";
 
@@ -217,9 +217,9 @@ export function StaticMiddleware(
     if (precondition === 412) return problem(startResponse, 412, validators);
 
     // Opening first lets an unreadable file fall through like a missing one.
-    let file: BoundedFile;
+    let opened: SyncFile;
     try {
-      file = new BoundedFile(runtime.fs.openSync(found.path), stat.size);
+      opened = runtime.fs.openSync(found.path);
     } catch {
       return app(environ, startResponse);
     }
@@ -229,11 +229,12 @@ export function StaticMiddleware(
       attempt < MAX_ATTEMPTS
         ? serve(environ, startResponse, attempt + 1)
         : problem(startResponse, 503, []);
-    const current = runtime.fs.statSync(found.path);
-    if (current === null || current.size !== stat.size || current.mtimeNs !== stat.mtimeNs) {
-      file.close();
+    const current = opened.statSync();
+    if (current.size !== stat.size || current.mtimeNs !== stat.mtimeNs) {
+      opened.close();
       return again();
     }
+    const file = new BoundedFile(opened, stat.size);
     const headers = validators;
     headers.push(["Content-Type", contentType(found.name)]);
     let body: WsgiIterable;

@@ -1,5 +1,13 @@
 // The file-system calls of the runtime interface on Node, with true nanosecond mtimes.
-import { closeSync, openSync, promises as fsp, readSync, realpathSync, statSync } from "node:fs";
+import {
+  closeSync,
+  fstatSync,
+  openSync,
+  promises as fsp,
+  readSync,
+  realpathSync,
+  statSync,
+} from "node:fs";
 import type { BigIntStats } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import type { FileStat, OpenFile, RuntimeFs, SyncFile } from "./types.ts";
@@ -143,6 +151,7 @@ export const fs: RuntimeFs = {
     const fd = openSync(path, "r");
     let closed = false;
     return {
+      statSync: () => toStat(fstatSync(fd, { bigint: true })),
       readSync(buffer, position) {
         return readSync(fd, buffer, 0, buffer.byteLength, position);
       },

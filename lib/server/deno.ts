@@ -70,6 +70,7 @@ export const fs: RuntimeFs = {
     const file = Deno.openSync(path, { read: true });
     let closed = false;
     return {
+      statSync: () => toStat(file.statSync()),
       readSync(buffer, position) {
         file.seekSync(position, Deno.SeekMode.Start);
         return file.readSync(buffer) ?? 0;

@@ -123,6 +123,8 @@ export interface FileStat {
 
 /** A file opened for synchronous positional reads (the WSGI middleware is synchronous). */
 export interface SyncFile {
+  /** Metadata of the open file itself (`fstat`), not of whatever the path names now. */
+  statSync(): FileStat;
   /** Reads into `buffer` from byte `position`; returns the number of bytes read (0 at end). */
   readSync(buffer: Uint8Array, position: number): number;
   /** Closes the file; safe to call twice. */

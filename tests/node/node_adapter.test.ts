@@ -1526,6 +1526,7 @@ describe("files", () => {
     fs.openSync = (path: string) => {
       const opened = open(path);
       return {
+        statSync: () => opened.statSync(),
         readSync(buffer: Uint8Array, position: number) {
           if (shrunk++ === 0) writeFileSync(file, "short");
           return opened.readSync(buffer, position);
