@@ -7,6 +7,7 @@
 import type { Context } from "../context.ts";
 import { HttpError } from "../http/http_error.ts";
 import { problem } from "../http/problem.ts";
+import { isToken } from "../middleware/_headers.ts";
 import { concat } from "../http/read_limited.ts";
 import { parseContentDisposition } from "../multipart/_disposition.ts";
 import { MultipartParser } from "../multipart/_parser.ts";
@@ -156,7 +157,7 @@ export function csrf(options: CsrfOptions = {}): Middleware<CsrfVariables> {
     throw new TypeError(`Cannot create csrf(): ${(error as Error).message}`);
   }
   const header = options.header ?? "x-csrf-token";
-  if (typeof header !== "string" || !/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(header)) {
+  if (typeof header !== "string" || !isToken(header)) {
     throw new TypeError(`Cannot create csrf(): header ${JSON.stringify(header)} is no header name`);
   }
   const field = options.field ?? "_csrf";
