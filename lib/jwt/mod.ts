@@ -187,12 +187,15 @@ function keyResolver(options: JwtOptions): Uint8Array | JWTVerifyGetKey {
     if (key.k !== undefined) throw new TypeError("Cannot create jwt(): key must be a public key");
     // A key for encryption (a JWK with use "enc" or key_ops without "verify", an RSA-OAEP,
     // ECDH or X25519 key) verifies no signature: every token would be a 401 blaming the token.
-    const jwk = options.key as { use?: unknown; key_ops?: unknown };
-    const crypto = options.key as { usages?: unknown; algorithm?: { name?: unknown } };
+    const { use, key_ops, algorithm } = options.key as {
+      use?: unknown;
+      key_ops?: unknown;
+      algorithm?: { name?: unknown };
+    };
     if (
-      jwk.use === "enc" ||
-      (Array.isArray(jwk.key_ops) && !jwk.key_ops.includes("verify")) ||
-      /^(?:RSA-OAEP|ECDH|X25519)$/.test(String(crypto.algorithm?.name))
+      use === "enc" ||
+      (Array.isArray(key_ops) && !key_ops.includes("verify")) ||
+      /^(?:RSA-OAEP|ECDH|X25519)$/.test(String(algorithm?.name))
     ) {
       throw new TypeError("Cannot create jwt(): key is for encryption; it verifies no signature");
     }

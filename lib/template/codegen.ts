@@ -195,20 +195,19 @@ export function generateModule(analysis: Analysis, options: GenerateOptions): st
   );
   const single = mergeStatic(analysis.body);
   if (renderBody.length === 0) out.push('  return "" as SafeHtml;');
-  else if (
-    single.length === 1 && single[0].kind !== "if" && single[0].kind !== "each" &&
-    !renderBody.slice(1).some((line) => line.startsWith("  out += "))
-  ) {
-    // One statement: a "let out" never reassigned would fail `deno lint`.
-    // (Lines are appended one by one: spread into push(), the lines of a long template
-    // overflowed the call stack.)
-    renderBody[0] = renderBody[0].replace("out += ", "const out = ");
-    for (const line of renderBody) out.push(line);
-    out.push("  return out as SafeHtml;");
-  } else {
+  else {
     const first = renderBody[0];
-    if (first.startsWith("  out += ")) renderBody[0] = first.replace("out += ", "let out = ");
-    else out.push('  let out = "";');
+    if (
+      single.length === 1 && single[0].kind !== "if" && single[0].kind !== "each" &&
+      !renderBody.slice(1).some((line) => line.startsWith("  out += "))
+    ) {
+      // One statement: a "let out" never reassigned would fail `deno lint`.
+      renderBody[0] = first.replace("out += ", "const out = ");
+    } else if (first.startsWith("  out += ")) {
+      renderBody[0] = first.replace("out += ", "let out = ");
+    } else out.push('  let out = "";');
+    // Lines are appended one by one: spread into push(), those of a long template overflowed
+    // the call stack.
     for (const line of renderBody) out.push(line);
     out.push("  return out as SafeHtml;");
   }
