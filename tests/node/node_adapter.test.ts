@@ -63,6 +63,18 @@ type Served = {
   finished: Promise<void>;
 };
 
+// An app that answers "reached" and counts its calls: a request node:http refuses never gets it.
+function countingApp(): { app: Parameters<typeof weft.serve>[0]; calls: number } {
+  const counted = {
+    calls: 0,
+    app: (() => {
+      counted.calls++;
+      return new Response("reached");
+    }) as Parameters<typeof weft.serve>[0],
+  };
+  return counted;
+}
+
 async function withServer(
   app: Parameters<typeof weft.serve>[0],
   fn: (base: string, server: Served) => Promise<void>,
@@ -1106,51 +1118,39 @@ describe("limits and shutdown", () => {
   });
 
   test(`${flag("unknownMethods")} methods node:http does not know get 400 before the app`, async () => {
-    let calls = 0;
-    const app = (() => {
-      calls++;
-      return new Response("reached");
-    }) as Parameters<typeof weft.serve>[0];
-    await withServer(app, async (base) => {
+    const reached = countingApp();
+    await withServer(reached.app, async (base) => {
       const res = await curl(["--http1.1", "-X", "FOO", `${base}/`]);
       assert.equal(res.status, 400);
-      assert.equal(calls, 0);
+      assert.equal(reached.calls, 0);
     });
   });
 
   test(`${flag("hostlessHttp11")} an HTTP/1.1 request without Host gets 400; HTTP/1.0 is served`, async () => {
-    let calls = 0;
-    const app = (() => {
-      calls++;
-      return new Response("reached");
-    }) as Parameters<typeof weft.serve>[0];
-    await withServer(app, async (_base, server) => {
+    const reached = countingApp();
+    await withServer(reached.app, async (_base, server) => {
       const http11 = await rawRequest(
         server.addr.port,
         "GET / HTTP/1.1\r\nConnection: close\r\n\r\n",
       );
       assert.match(await readToClose(http11, 5_000), /^HTTP\/1\.1 400 /);
-      assert.equal(calls, 0);
+      assert.equal(reached.calls, 0);
       const http10 = await rawRequest(server.addr.port, "GET / HTTP/1.0\r\n\r\n");
       assert.match(await readToClose(http10, 5_000), /^HTTP\/1\.[01] 200 [^]*reached$/);
-      assert.equal(calls, 1);
+      assert.equal(reached.calls, 1);
     });
   });
 
   test(`${flag("rawUtf8Target")} a target sent with raw UTF-8 bytes gets 400`, async () => {
-    let calls = 0;
-    const app = (() => {
-      calls++;
-      return new Response("reached");
-    }) as Parameters<typeof weft.serve>[0];
-    await withServer(app, async (_base, server) => {
+    const reached = countingApp();
+    await withServer(reached.app, async (_base, server) => {
       const raw = await rawRequest(
         server.addr.port,
         // written as UTF-8: the target's é goes out as the raw bytes c3 a9
         "GET /café.txt HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
       );
       assert.match(await readToClose(raw, 5_000), /^HTTP\/1\.1 400 /);
-      assert.equal(calls, 0);
+      assert.equal(reached.calls, 0);
     });
   });
 
