@@ -60,8 +60,11 @@ Deno.test("json.decode() gives exactly one outcome, the one the reference expect
     }),
     RUNS,
   );
-  // the generator reaches every outcome often
-  for (const count of Object.values(seen)) assert.ok(count > 200, JSON.stringify(seen));
+  // the generator reaches every outcome often: in at least 1 % of the runs. The rarest,
+  // unexpected_field, comes in about 1.9 % (190 ± 14 of 10,000), so the bound holds for any seed
+  for (const count of Object.values(seen)) {
+    assert.ok(count > RUNS.numRuns / 100, JSON.stringify(seen));
+  }
 });
 
 // `v` with the members of every object at every level in an order picked by `seed`.
