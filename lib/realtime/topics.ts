@@ -361,6 +361,8 @@ export function createTopics(options: TopicsOptions = {}): Topics {
     // unsubscribe itself or others while a message is delivered, which makes a new one.
     const list = subscribed.list ??= [...subscribed.set];
     for (const handler of list) {
+      // close() ends every subscription, those this message has not reached yet included
+      if (closed) return;
       try {
         handler(message, topic);
       } catch (error) {

@@ -104,6 +104,24 @@ Deno.test("a subscription ended while a message is delivered does not get that m
   await topics.close();
 });
 
+Deno.test("close() from a handler ends the delivery it is in, and the messages queued behind it", async () => {
+  const topics = createTopics();
+  const seen: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    topics.subscribe("t", (message) => {
+      seen.push(`${i}:${message}`);
+      if (i === 0 && message === "first") {
+        void topics.publish("t", "queued");
+        void topics.close();
+      }
+    });
+  }
+  await topics.publish("t", "first");
+  assert.deepEqual(seen, ["0:first"]);
+  assert.equal(topics.subscribers("t"), 0);
+  await assert.rejects(topics.publish("t", "after"), TopicsUnavailableError);
+});
+
 Deno.test("a subscriber that publishes for every message it gets is stopped and reported, not a hang", async () => {
   const errors: unknown[] = [];
   const topics = createTopics({ onError: (error) => errors.push(error) });
