@@ -256,6 +256,27 @@ Deno.test("a byte order mark an editor saved, in a template or a partial, is not
   );
 });
 
+Deno.test("SVG nested 20,000 deep compiles, and what it checks it checks at any depth", async () => {
+  // The tracker rebuilt a string of every open element at each tag: 20,000 nested <g> took 44 s.
+  const depth = 20_000;
+  const deep = (inner: string) =>
+    `<svg>${"<g>{{a}}".repeat(depth)}${inner}${"</g>".repeat(depth)}</svg>`;
+  const render = await load(deep("<text>{{b}}</text>"));
+  const html = render({ a: "&", b: "<" });
+  assert.equal(html.match(/<g>&amp;/g)?.length, depth);
+  assert.ok(html.includes("<text>&lt;</text></g>"));
+  // the elements around the value are still known, the outermost and the innermost
+  assert.throws(
+    () => compileTemplate(deep("<script>go({{b}})</script>"), { file: "t.html" }),
+    /t\.html:1:\d+: Unsafe \{\{b\}\} inside <svg> <script>/,
+  );
+  assert.throws(
+    () => compileTemplate(`<svg>${"<g>".repeat(depth)}`, { file: "t.html" }),
+    // a message names the outermost and the innermost elements, not all of them
+    /: Unclosed <svg>: the template ends inside <svg>…\(19,995 more\)…<g><g><g><g><g>\n/,
+  );
+});
+
 Deno.test("a template of a few megabytes compiles, values, partials, long lines and all", async () => {
   // 150,000 values: the render body's lines were spread into one push() call, which overflowed
   // the call stack (a RangeError, not a compile); a partial's nodes likewise.
