@@ -1,8 +1,8 @@
 /**
  * A typed client for a Weft app: `client<typeof app>(baseUrl)` gives `get`, `post`, `put`,
- * `patch` and `delete`, each taking one of the app's route patterns and that route's input, all
- * checked against the app's type: a path the app has no route for, a missing param, a query or
- * body of the wrong type are compile errors. The answer is typed per status from the route's
+ * `patch`, `delete`, `head` and `options`, each taking one of the app's route patterns and that
+ * route's input, all checked against the app's type: a path the app has no route for, a missing
+ * param, a query or body of the wrong type are compile errors. The answer is typed per status from the route's
  * `describe({ responses })`; an error comes back as RFC 9457 problem details, never as a throw.
  * It runs on `fetch` alone (Deno, Node 18+, browsers, workers), and imports nothing of the
  * server: a browser bundle carries only this module.
@@ -41,6 +41,7 @@ import type { Client } from "./types.ts";
 export type {
   AppRoutes,
   ArrayKeys,
+  BodilessResponse,
   BodyInput,
   BothChecks,
   CheckedPart,
@@ -53,7 +54,9 @@ export type {
   DeclarationOf,
   Declared,
   DeclaredAnswers,
+  HeadArgs,
   HeadersInput,
+  OptionsArgs,
   Override,
   ParamsInput,
   ParamsOf,
@@ -93,7 +96,7 @@ export interface ClientInit extends Omit<RequestInit, "method" | "body"> {
  * kept).
  * @param init The `fetch` to send with, and defaults of every request (`headers`,
  * `credentials`…).
- * @returns The client: `get`, `post`, `put`, `patch`, `delete`.
+ * @returns The client: `get`, `post`, `put`, `patch`, `delete`, `head`, `options`.
  *
  * @example
  * ```ts
@@ -126,5 +129,7 @@ export function client<A>(baseUrl: string | URL, init: ClientInit = {}): Client<
     put: method("PUT"),
     patch: method("PATCH"),
     delete: method("DELETE"),
+    head: method("HEAD"),
+    options: method("OPTIONS"),
   } as unknown as Client<A>;
 }

@@ -176,6 +176,44 @@ export type ClientArgs<T extends RouteShape> = ClientInput<T> extends infer I
   ? object extends I ? [input?: I] : [input: I]
   : never;
 
+/** The arguments of `head()`: a GET route's input, without a body (a HEAD request has none). */
+export type HeadArgs<T extends RouteShape> = Omit<ClientInput<T>, "json" | "body"> extends infer I
+  ? object extends I ? [input?: I] : [input: I]
+  : never;
+
+/**
+ * The arguments of `options()`: the pattern's params, and any query, headers and `init`. Every
+ * path of the app answers OPTIONS (its `Allow`, or a CORS preflight), whatever its methods
+ * declare.
+ */
+export type OptionsArgs<P extends string> =
+  & ParamsInput<P, unknown>
+  & QueryInput<unknown>
+  & HeadersInput<unknown>
+  & {
+    /** Anything else of the request (`signal`, more headers, `credentials`…). */
+    init?: RequestInit;
+  } extends infer I ? object extends I ? [input?: I] : [input: I]
+  : never;
+
+/**
+ * What `head()` and `options()` resolve to: an answer without a body (read its headers from
+ * `response`), or problem details for an error status (without a body, its title is the status's
+ * phrase).
+ */
+export type BodilessResponse = {
+  /** True for a 2xx status. */
+  ok: boolean;
+  /** The status. */
+  status: number;
+  /** An answer without a body has no data. */
+  data: undefined;
+  /** Never set on an answer. */
+  problem?: undefined;
+  /** The response. */
+  response: Response;
+} | ProblemAnswer;
+
 /**
  * RFC 9457 problem details: what the app answers as `application/problem+json` (a 400 of
  * `validate()` or `describe()` with its `errors`, 401, 404, 405, 413, 415, 500…), or what the
@@ -319,4 +357,26 @@ export interface Client<A> {
     path: P,
     ...input: ClientArgs<RouteAt<A, "DELETE", P>>
   ): Promise<ClientResponse<RouteAt<A, "DELETE", P>>>;
+  /**
+   * Sends a HEAD: the status and headers a GET would get (its `content-length`, `etag`…),
+   * without the body.
+   *
+   * @param path A pattern of the app's GET (or HEAD) routes.
+   * @param input Params, query, headers (and `init`), as the GET route takes them.
+   */
+  head<P extends PathsOf<A, "GET" | "HEAD">>(
+    path: P,
+    ...input: HeadArgs<RouteAt<A, "GET" | "HEAD", P>>
+  ): Promise<BodilessResponse>;
+  /**
+   * Sends an OPTIONS: the methods the path allows (`allow`), or with `origin` and
+   * `access-control-request-method` headers a CORS preflight.
+   *
+   * @param path A pattern of any of the app's routes.
+   * @param input Params, query, headers (and `init`).
+   */
+  options<P extends PathsOf<A, string>>(
+    path: P,
+    ...input: OptionsArgs<P>
+  ): Promise<BodilessResponse>;
 }

@@ -177,6 +177,35 @@ Deno.test("client() reads a 3xx as an answer, not a problem: a declared 304, a r
   assert.equal(moved.response?.headers.get("location"), "/text");
 });
 
+Deno.test("client() sends HEAD and OPTIONS: a GET's status and headers without its body, and the allowed methods", async () => {
+  const sent: Request[] = [];
+  const api = client<typeof app>("http://x", {
+    fetch: (request) => (sent.push(request), app.fetch(request)),
+  });
+  const echo = await api.head("/echo/:id/*rest", { params: { id: 7, rest: "a b" } });
+  assert.equal(sent.at(-1)?.method, "HEAD");
+  assert.equal(new URL(sent.at(-1)!.url).pathname, "/echo/7/a%20b");
+  assert.ok(echo.ok && echo.problem === undefined);
+  assert.equal(echo.status, 200);
+  assert.equal(echo.data, undefined);
+  const get = await app.fetch(new Request("http://x/echo/7/a%20b"));
+  assert.equal(echo.response.headers.get("content-length"), String((await get.bytes()).length));
+  assert.equal(echo.response.headers.get("content-type"), get.headers.get("content-type"));
+  // an error: a problem named by the status's phrase, as the answer carries no body
+  const thrown = await api.head("/thrown");
+  assert.equal(thrown.status, 500);
+  assert.equal(thrown.problem?.type, "about:blank");
+  // OPTIONS on any path of the app, with its params
+  const allowed = await api.options("/notes");
+  assert.equal(sent.at(-1)?.method, "OPTIONS");
+  assert.equal(allowed.status, 204);
+  assert.equal(allowed.data, undefined);
+  assert.equal(allowed.response?.headers.get("allow"), "POST, OPTIONS");
+  const files = await api.options("/files/:id/raw", { params: { id: "f" } });
+  assert.equal(new URL(sent.at(-1)!.url).pathname, "/files/f/raw");
+  assert.equal(files.response?.headers.get("allow"), "GET, HEAD, OPTIONS");
+});
+
 Deno.test("client() leaves out a null query field or header, as it leaves out undefined", async () => {
   const api = client<typeof app>("http://localhost", { fetch: app.fetch });
   const res = await api.get("/items", { query: { before: null }, headers: { "x-trace": null } });

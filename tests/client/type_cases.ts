@@ -165,6 +165,25 @@ export async function typeCases(): Promise<void> {
   // @ts-expect-error x-tenant is required
   await c.get("/items", { query: { after: 1 }, headers: { "x-tenant": null } });
 
+  // HEAD takes a GET route's input without a body, OPTIONS any path's params; neither has data.
+  const head = await c.head("/boards/:board/notes", { params: { board: 1 }, query: { tag: "x" } });
+  if (head.ok) {
+    const nothing: undefined = head.data;
+    void nothing;
+  }
+  await c.options("/boards/:board/notes", { params: { board: 1 } });
+  await c.options("/health");
+  // @ts-expect-error a HEAD request has no body
+  await c.head("/boards/:board/notes", { params: { board: 1 }, query: { tag: "x" }, json: {} });
+  // @ts-expect-error HEAD takes the GET route's required query
+  await c.head("/boards/:board/notes", { params: { board: 1 } });
+  // @ts-expect-error "/tenants/notes" has no GET route
+  await c.head("/tenants/notes");
+  // @ts-expect-error "/nope" is no path of the app
+  await c.options("/nope");
+  // @ts-expect-error the params are required
+  await c.options("/files/*path");
+
   // Answers: data is typed per status, and only after narrowing.
   // @ts-expect-error data may be a problem's (undefined) until narrowed
   void list.data.length;
