@@ -1,9 +1,9 @@
 // A streaming multipart/form-data parser (RFC 7578 over RFC 2046 §5.1.1), pulled by its
 // consumer: nothing is read from the body until a part or a part's bytes are asked for, so a
 // file part streams to its destination with the body's own backpressure, and memory holds at
-// most one chunk plus a delimiter's length (or one part's header block while it is read). A
-// chunk is handed out as views of itself; it is copied only behind the few bytes of a
-// delimiter the previous chunk may have begun.
+// most one chunk plus a delimiter's length (or up to twice one part's header block while it is
+// read). A chunk is handed out as views of itself; it is copied only behind the few bytes of a
+// delimiter the previous chunk may have begun, or of a header block.
 import { HttpError } from "../http/http_error.ts";
 
 /** The limits the parser enforces while it reads; each is a 413 once passed. */
@@ -60,15 +60,23 @@ export class MultipartParser {
   #reader: ReadableStreamDefaultReader<Uint8Array>;
   #delimiter: Uint8Array;
   #limits: ParserLimits;
-  // The unread bytes are #buffer[#pos..]. A buffer is never written after it was filled, so
-  // data events can hand out views of it.
+  // The unread bytes are #buffer[#pos..]. A buffer's bytes are never written after it was
+  // filled (a join may fill the room behind them), so data events can hand out views of it.
   #buffer: Uint8Array;
+  // The array the last join copied into, when #buffer is a view of it: a join has room behind
+  // its bytes, filled by the joins after it (so never where a view was handed out).
+  #store: Uint8Array | undefined;
   #pos = 0;
   #eof = false;
   #total = 0;
   #state: "delimiter" | "headers" | "body" | "done" = "delimiter";
   // A part's last bytes were handed out; its end is reported on the next read of its body.
   #pendingEnd = false;
+  // How far past #pos the header block in reading has been scanned: the transport padding
+  // skipped, and where the search for its end resumes (bytes that arrive one at a time would
+  // otherwise be scanned again with every chunk, quadratic in the block's length).
+  #padded = 0;
+  #searched = 0;
   #failure: { error: unknown } | undefined;
 
   constructor(body: ReadableStream<Uint8Array>, boundary: string, limits: ParserLimits) {
@@ -114,13 +122,23 @@ export class MultipartParser {
         `The multipart body exceeds the limit of ${this.#limits.totalBytes} bytes`,
       );
     }
-    const rest = this.#buffer.length - this.#pos;
+    const buffer = this.#buffer;
+    const rest = buffer.length - this.#pos;
+    const end = buffer.byteOffset + buffer.length;
+    const store = this.#store;
     if (rest === 0) this.#buffer = value;
-    else {
-      const joined = new Uint8Array(rest + value.byteLength);
-      joined.set(this.#buffer.subarray(this.#pos));
+    else if (buffer.buffer === store?.buffer && end + value.byteLength <= store.length) {
+      // the unread bytes end where the store's filled part ends: the chunk goes behind them,
+      // into bytes no view was handed out of
+      store.set(value, end);
+      this.#buffer = store.subarray(buffer.byteOffset + this.#pos, end + value.byteLength);
+    } else {
+      // room for as much again as was carried over, so that a header block arriving in small
+      // chunks is copied O(log n) times, not once per chunk
+      const joined = this.#store = new Uint8Array(2 * rest + value.byteLength);
+      joined.set(buffer.subarray(this.#pos));
       joined.set(value, rest);
-      this.#buffer = joined;
+      this.#buffer = joined.subarray(0, rest + value.byteLength);
     }
     this.#pos = 0;
     return true;
@@ -168,10 +186,15 @@ export class MultipartParser {
             this.cancel(); // the epilogue is ignored
             return { type: "done" };
           }
-          let i = start;
+          let i = start + this.#padded;
           while (i < buffer.length && (buffer[i] === 0x20 || buffer[i] === 0x09)) i++;
-          const end = i < buffer.length ? headerEnd(buffer, i) : -1;
+          this.#padded = i - start;
+          const end = i < buffer.length
+            ? headerEnd(buffer, Math.max(i, start + this.#searched))
+            : -1;
           if (end === -1) {
+            // a CRLFCRLF that the next chunk completes begins in the last 3 bytes at the earliest
+            this.#searched = Math.max(0, buffer.length - 3 - start);
             if (buffer.length - start > this.#limits.headerBytes) {
               throw new HttpError(
                 413,
@@ -191,6 +214,7 @@ export class MultipartParser {
           if (buffer[i] !== CR || buffer[i + 1] !== LF) throw bad("a boundary line has extra text");
           const headers = parseHeaders(utf8.decode(buffer.subarray(i + 2, end)));
           this.#pos = end + 4;
+          this.#padded = this.#searched = 0;
           this.#state = "body";
           return { type: "part", headers };
         }
@@ -240,8 +264,9 @@ export class MultipartParser {
   }
 }
 
-// The end of the header block that starts at `from` with the CRLF of its boundary line: the
-// index of the CRLFCRLF (so `from` itself when the part has no headers), or -1.
+// The end of a header block, which starts with the CRLF of its boundary line: the index of
+// the first CRLFCRLF at or after `from` (the block's start itself when the part has no
+// headers), or -1.
 function headerEnd(buffer: Uint8Array, from: number): number {
   for (let i = buffer.indexOf(CR, from); i !== -1; i = buffer.indexOf(CR, i + 1)) {
     if (i + 3 >= buffer.length) return -1;

@@ -1,8 +1,10 @@
 // Conformance cases for weft/multipart over real sockets, on both runtimes: curl -F uploads
 // (HTTP/1.1 and HTTP/2) reach the handler as fields and streamed files with sanitised names;
-// a hostile boundary is a 400 and a file over its limit a 413, never a 500.
+// a hostile boundary is a 400 and a file over its limit a 413, never a 500; a header block sent
+// one byte per chunk costs work in proportion to its length.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import * as net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Env } from "./suite.ts";
@@ -90,6 +92,77 @@ export const multipartCases: Record<string, (env: Env) => Promise<void>> = {
         "the servers to shut down",
       );
       rmSync(dir, { recursive: true, force: true });
+    }
+  },
+  async "multipart: a part header sent one byte per chunk is parsed with work linear in its length"(
+    env,
+  ) {
+    // A chunked body of 1-byte chunks reaches the app one byte per read on both runtimes. The
+    // parser used to scan a header block for its end from its start, and copy it whole, at
+    // every chunk: 16 KB of "\rx" took 2 s of CPU, 1 MiB of such parts two minutes. Bytes
+    // compared and copied by the handler's reads are counted while it parses (a count, not a
+    // time): they stay within a small multiple of the body, where they were about 16,000 ×.
+    const { post, router } = env.weft;
+    const { multipart } = env.multipart;
+    const proto = Uint8Array.prototype as unknown as Record<"indexOf" | "set", unknown>;
+    const own = {
+      indexOf: Object.getOwnPropertyDescriptor(proto, "indexOf"),
+      set: Object.getOwnPropertyDescriptor(proto, "set"),
+    };
+    const { indexOf, set } = Uint8Array.prototype;
+    let searches = 0;
+    let copied = 0;
+    const app = router([post("/", async (ctx) => {
+      searches = copied = 0;
+      proto.indexOf = function (this: Uint8Array, ...args: Parameters<typeof indexOf>) {
+        searches++;
+        return indexOf.apply(this, args);
+      };
+      proto.set = function (this: Uint8Array, source: ArrayLike<number>, offset?: number) {
+        copied += source.length;
+        return set.call(this, source, offset);
+      };
+      const seen: string[] = [];
+      try {
+        for await (const part of multipart(ctx)) {
+          if (part.kind === "field") seen.push(`${part.name}=${part.value}`);
+        }
+      } finally {
+        for (const name of ["indexOf", "set"] as const) {
+          if (own[name] === undefined) delete proto[name];
+          else Object.defineProperty(proto, name, own[name]);
+        }
+      }
+      return Response.json(seen);
+    })]);
+    const body = '--b\r\nContent-Disposition: form-data; name="a"\r\nX-Pad: ' +
+      "\rx".repeat(8000) + "\r\n\r\nv\r\n--b--";
+    let request = "POST / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n" +
+      "Content-Type: multipart/form-data; boundary=b\r\nTransfer-Encoding: chunked\r\n\r\n";
+    for (const char of body) request += `1\r\n${char}\r\n`;
+    request += "0\r\n\r\n";
+    const server = env.weft.serve(app, { port: 0, hostname: "127.0.0.1", onListen() {} });
+    try {
+      const answer = await new Promise<string>((resolve, reject) => {
+        const chunks: Buffer[] = [];
+        const socket = net.connect(server.addr.port, "127.0.0.1", () => socket.write(request));
+        const timer = setTimeout(() => {
+          socket.destroy();
+          reject(new Error("no answer within 60 s"));
+        }, 60_000);
+        socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+        socket.on("error", () => {});
+        socket.on("close", () => {
+          clearTimeout(timer);
+          resolve(Buffer.concat(chunks).toString("latin1"));
+        });
+      });
+      assert.match(answer, /^HTTP\/1\.1 200 /);
+      assert.equal(answer.slice(answer.indexOf("\r\n\r\n") + 4), '["a=v"]');
+      assert.ok(searches <= 4 * body.length, `${searches} searches for ${body.length} bytes`);
+      assert.ok(copied <= 4 * body.length, `${copied} bytes copied for ${body.length} bytes`);
+    } finally {
+      await withDeadline(server.shutdown(), 10_000, "the server to shut down");
     }
   },
 };
