@@ -112,6 +112,8 @@ export interface MultipartFile {
    * The file's bytes. Read it before asking for the next part: the parts of a body come one
    * after another, so asking for the next one discards what is left of this one (and this
    * stream then fails). It fails with a 413 `HttpError` once the file passes `fileBytes`.
+   * Leaving the loop at a file (`break`, or `return new Response(part.stream)`) keeps it
+   * readable; the rest of the body is cancelled once its stream ends or is cancelled.
    */
   readonly stream: ReadableStream<Uint8Array>;
 }
@@ -277,7 +279,7 @@ async function* parts(
     return result;
   }
   let count = 0;
-  let previous: { abandoned: boolean } | undefined;
+  let previous: FileState | undefined;
   let finished = false;
   try {
     for (;;) {
@@ -343,7 +345,7 @@ async function* parts(
         };
         continue;
       }
-      const state = { abandoned: false };
+      const state = { abandoned: false, last: false };
       previous = state;
       yield {
         kind: "file",
@@ -355,14 +357,26 @@ async function* parts(
       };
     }
   } finally {
-    if (!finished) parser.cancel();
+    // the handler left the loop: the body is cancelled, unless it left at a file it may still
+    // read (a `break` or `return` with the part at hand), whose stream then cancels it at its end
+    if (!finished) {
+      if (previous !== undefined && !previous.abandoned && parser.inBody) previous.last = true;
+      else parser.cancel();
+    }
   }
+}
+
+// The current file's standing: `abandoned` once the next part was asked for, `last` once the
+// handler left the loop while the file was still unread.
+interface FileState {
+  abandoned: boolean;
+  last: boolean;
 }
 
 function fileStream(
   parser: MultipartParser,
   serial: <T>(read: () => Promise<T>) => Promise<T>,
-  state: { abandoned: boolean },
+  state: FileState,
   name: string,
   fileBytes: number,
 ): ReadableStream<Uint8Array> {
@@ -379,6 +393,7 @@ function fileStream(
       });
       if (bytes === null) {
         controller.close();
+        if (state.last) parser.cancel();
         return;
       }
       size += bytes.byteLength;
@@ -388,6 +403,9 @@ function fileStream(
         throw error;
       }
       controller.enqueue(bytes);
+    },
+    cancel() {
+      if (state.last) parser.cancel();
     },
   }, { highWaterMark: 0 });
 }

@@ -94,6 +94,40 @@ export const multipartCases: Record<string, (env: Env) => Promise<void>> = {
       rmSync(dir, { recursive: true, force: true });
     }
   },
+  async "multipart: a handler that leaves the loop at a file can still stream it on"(env) {
+    // `return new Response(part.stream)` from inside the loop (an echo, a proxy to storage)
+    // used to cancel the body as the loop was left, and the file's stream failed: a 500
+    const { chain, bodyLimit, post, router } = env.weft;
+    const { multipart } = env.multipart;
+    const app = chain(
+      [bodyLimit(1024 * 1024, { chunked: "stream" })],
+      router([post("/echo", async (ctx) => {
+        for await (const part of multipart(ctx)) {
+          if (part.kind === "file") return new Response(part.stream);
+        }
+        return new Response("no file", { status: 400 });
+      })]),
+    );
+    const dir = mkdtempSync(join(tmpdir(), "weft-multipart-"));
+    const file = join(dir, "file.bin");
+    writeFileSync(file, "z".repeat(300_000));
+    const server = env.weft.serve(app, { port: 0, hostname: "127.0.0.1", onListen() {} });
+    try {
+      const res = await env.curl([
+        "--http1.1",
+        "-F",
+        `doc=@${file}`,
+        "-F",
+        "after=a field after the file",
+        `http://127.0.0.1:${server.addr.port}/echo`,
+      ]);
+      assert.equal(res.status, 200, res.body);
+      assert.equal(res.body, "z".repeat(300_000));
+    } finally {
+      await withDeadline(server.shutdown(), 10_000, "the server to shut down");
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
   async "multipart: a part header sent one byte per chunk is parsed with work linear in its length"(
     env,
   ) {

@@ -415,6 +415,62 @@ Deno.test("multipart() discards an unread file when the next part is asked for",
   assert.ok(new HttpError(413) instanceof Error);
 });
 
+Deno.test("a loop left at a file keeps the file readable, and cancels the body at its end", async () => {
+  // `break` or `return` with a file at hand (to stream it on) used to cancel the body at once:
+  // the file's stream then failed with a TypeError, a 500
+  const body = "--b\r\nContent-Disposition: form-data; name=f; filename=x\r\n\r\nfile bytes\r\n" +
+    "--b\r\nContent-Disposition: form-data; name=after\r\n\r\nok\r\n--b--";
+  let cancelled = 0;
+  const source = () => {
+    let sent = false;
+    return new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent) return; // the rest of the body is still on its way
+        sent = true;
+        controller.enqueue(encoder.encode(body));
+      },
+      cancel() {
+        cancelled++;
+      },
+    });
+  };
+  const app = router([post("/", async (ctx) => {
+    for await (const part of multipart(ctx)) {
+      if (part.kind === "file") return new Response(part.stream);
+    }
+    return new Response("no file");
+  })]);
+  const res = await app.fetch(
+    new Request("http://localhost/", {
+      method: "POST",
+      body: source(),
+      headers: { "content-type": "multipart/form-data; boundary=b" },
+      duplex: "half",
+    } as RequestInit),
+  );
+  assert.equal(res.status, 200);
+  assert.equal(cancelled, 0);
+  assert.equal(await res.text(), "file bytes");
+  assert.equal(cancelled, 1);
+  // and so does a file whose stream is cancelled, or left for a later part
+  for (const leave of ["cancel", "ask"] as const) {
+    cancelled = 0;
+    const parts = multipart(request(source(), "b"));
+    const first = await parts.next();
+    assert.ok(!first.done && first.value.kind === "file");
+    if (leave === "ask") {
+      const next = await parts.next();
+      assert.ok(!next.done && next.value.kind === "field" && next.value.value === "ok");
+    }
+    await parts.return!(undefined);
+    assert.equal(cancelled, leave === "ask" ? 1 : 0);
+    if (leave === "cancel") {
+      await first.value.stream.cancel();
+      assert.equal(cancelled, 1);
+    }
+  }
+});
+
 Deno.test("multipart() answers a body in a content coding 415 with Accept-Encoding: identity", async () => {
   const app = router([post("/", async (ctx) => {
     let n = 0;
