@@ -80,7 +80,11 @@ export interface MultipartOptions {
   headerBytes?: number;
 }
 
-/** A part without a filename: a form field, its value decoded as UTF-8. */
+/**
+ * A part without a filename: a form field, its value decoded by the `charset` of its
+ * `Content-Type`, else by the one a `_charset_` field before it named (RFC 7578 §4.4, §4.6),
+ * else as UTF-8; a charset the runtime does not know counts as UTF-8.
+ */
 export interface MultipartField {
   /** What the part is. */
   readonly kind: "field";
@@ -125,6 +129,29 @@ const DEFAULT_BODY_LIMIT = 1_048_576;
 // RFC 2046 §5.1.1: 1 to 70 of these, the last one not a space.
 const BCHARS = /^[0-9A-Za-z'()+_,\-./:=? ]{0,69}[0-9A-Za-z'()+_,\-./:=?]$/;
 const utf8 = /* @__PURE__ */ new TextDecoder();
+
+// windows-1252's 0x80–0x9F (WHATWG Encoding), which Node 20's decoder reads as Latin-1's C1
+// controls (and with them iso-8859-1, latin1 and ascii, which name windows-1252 there).
+const CP1252 =
+  "\u20ac\x81\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\x8d\u017d\x8f" +
+  "\x90\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\x9d\u017e\u0178";
+
+// Decodes `bytes` by a charset label (WHATWG Encoding names and aliases); UTF-8 for none or
+// an unknown one.
+function decode(bytes: Uint8Array, label: string | undefined): string {
+  let decoder = utf8;
+  if (label !== undefined) {
+    try {
+      decoder = new TextDecoder(label.trim());
+    } catch {
+      // an unknown charset
+    }
+  }
+  const text = decoder.decode(bytes);
+  return decoder.encoding === "windows-1252"
+    ? text.replace(/[\x80-\x9f]/g, (c) => CP1252[c.charCodeAt(0) - 0x80])
+    : text;
+}
 
 function limit(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
@@ -280,6 +307,8 @@ async function* parts(
   }
   let count = 0;
   let previous: FileState | undefined;
+  // the charset of fields without one of their own, once a `_charset_` field named it
+  let charset: string | undefined;
   let finished = false;
   try {
     for (;;) {
@@ -337,12 +366,12 @@ async function* parts(
             chunks.push(bytes);
           }
         });
-        yield {
-          kind: "field",
-          name,
-          value: utf8.decode(concat(chunks, size)),
-          contentType: contentType ?? "text/plain",
-        };
+        const own = contentType === undefined
+          ? undefined
+          : parseContentDisposition(contentType).params.charset;
+        const value = decode(concat(chunks, size), own ?? charset);
+        if (name === "_charset_") charset = value;
+        yield { kind: "field", name, value, contentType: contentType ?? "text/plain" };
         continue;
       }
       const state = { abandoned: false, last: false };

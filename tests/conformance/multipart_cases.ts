@@ -94,6 +94,65 @@ export const multipartCases: Record<string, (env: Env) => Promise<void>> = {
       rmSync(dir, { recursive: true, force: true });
     }
   },
+  async "multipart: a field is decoded by its charset or the _charset_ field's"(env) {
+    // RFC 7578 §4.4, §4.6: a page in windows-1252 sends its fields in that charset and says so
+    // in a _charset_ field; they used to be decoded as UTF-8, their bytes lost to U+FFFD
+    const { post, router } = env.weft;
+    const { multipart } = env.multipart;
+    const app = router([post("/fields", async (ctx) => {
+      const seen: string[][] = [];
+      for await (const part of multipart(ctx)) {
+        if (part.kind === "field") seen.push([part.name, part.value]);
+      }
+      return Response.json(seen);
+    })]);
+    const head = (name: string, type = "") =>
+      Buffer.from(
+        `--b\r\nContent-Disposition: form-data; name="${name}"\r\n${type}\r\n`,
+        "latin1",
+      );
+    const dir = mkdtempSync(join(tmpdir(), "weft-multipart-"));
+    const file = join(dir, "body.bin");
+    writeFileSync(
+      file,
+      Buffer.concat([
+        head("_charset_"),
+        Buffer.from("windows-1252\r\n"),
+        head("price"),
+        Buffer.from([0x80, 0x20, 0x35, 0x0d, 0x0a]), // "€ 5" in windows-1252
+        head("quote", "Content-Type: text/plain; charset=iso-8859-1\r\n"),
+        // "“hi”": iso-8859-1 names windows-1252 (WHATWG Encoding), which Node 20's decoder
+        // reads as Latin-1's C1 controls
+        Buffer.from([0x93, 0x68, 0x69, 0x94, 0x0d, 0x0a]),
+        head("name", "Content-Type: text/plain; charset=iso-8859-1\r\n"),
+        Buffer.from([0x52, 0xe9, 0x6d, 0x69, 0x0d, 0x0a]), // "Rémi"
+        head("text", "Content-Type: text/plain; charset=utf-8\r\n"),
+        Buffer.from("✓\r\n--b--"),
+      ]),
+    );
+    const server = env.weft.serve(app, { port: 0, hostname: "127.0.0.1", onListen() {} });
+    try {
+      const res = await env.curl([
+        "--http1.1",
+        "-H",
+        "content-type: multipart/form-data; boundary=b",
+        "--data-binary",
+        `@${file}`,
+        `http://127.0.0.1:${server.addr.port}/fields`,
+      ]);
+      assert.equal(res.status, 200, res.body);
+      assert.deepEqual(JSON.parse(res.body), [
+        ["_charset_", "windows-1252"],
+        ["price", "€ 5"],
+        ["quote", "“hi”"],
+        ["name", "Rémi"],
+        ["text", "✓"],
+      ]);
+    } finally {
+      await withDeadline(server.shutdown(), 10_000, "the server to shut down");
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
   async "multipart: a handler that leaves the loop at a file can still stream it on"(env) {
     // `return new Response(part.stream)` from inside the loop (an echo, a proxy to storage)
     // used to cancel the body as the loop was left, and the file's stream failed: a 500

@@ -415,6 +415,68 @@ Deno.test("multipart() discards an unread file when the next part is asked for",
   assert.ok(new HttpError(413) instanceof Error);
 });
 
+Deno.test("a field is decoded by its charset, or by the _charset_ field before it", async () => {
+  // RFC 7578 §4.4 and §4.6: a field's value used to be decoded as UTF-8 whatever it said, so
+  // "é" sent in ISO-8859-1 arrived as U+FFFD, its byte lost (busboy decodes it as sent)
+  const head = (name: string, type?: string) =>
+    encoder.encode(
+      `--b\r\nContent-Disposition: form-data; name="${name}"\r\n` +
+        (type === undefined ? "" : `Content-Type: ${type}\r\n`) + "\r\n",
+    );
+  const crlf = encoder.encode("\r\n");
+  const body = new Uint8Array([
+    ...head("latin", "text/plain; charset=ISO-8859-1"),
+    0xe9,
+    ...crlf,
+    ...head("utf16", 'text/plain; charset="utf-16le"'),
+    0xac,
+    0x20,
+    ...crlf,
+    ...head("unknown", "text/plain; charset=x-no-such-charset"),
+    0xc3,
+    0xa9,
+    ...crlf,
+    ...head("before"),
+    0xc3,
+    0xa9,
+    ...crlf,
+    ...head("_charset_"),
+    ...encoder.encode("windows-1252"),
+    ...crlf,
+    ...head("after"),
+    0x80,
+    ...crlf,
+    ...head("own", "text/plain; charset=utf-8"),
+    0xe2,
+    0x82,
+    0xac,
+    ...encoder.encode("\r\n--b--"),
+  ]);
+  const values = (await weft(request(body, "b"))).map((p) => [p.name, p.value]);
+  assert.deepEqual(values, [
+    ["latin", "é"],
+    ["utf16", "€"],
+    ["unknown", "é"],
+    ["before", "é"],
+    ["_charset_", "windows-1252"],
+    ["after", "€"],
+    ["own", "€"],
+  ]);
+  // as busboy does by the part's charset (it has no _charset_)
+  const charsets = new Uint8Array([
+    ...head("latin", "text/plain; charset=ISO-8859-1"),
+    0xe9,
+    ...crlf,
+    ...head("utf16", "text/plain; charset=utf-16le"),
+    0xac,
+    0x20,
+    ...encoder.encode("\r\n--b--"),
+  ]);
+  const decoded = await weft(request(charsets, "b"));
+  for (const part of decoded) part.contentType = part.contentType.split(";")[0];
+  assert.deepEqual(decoded, await reference(charsets, "b"));
+});
+
 Deno.test("a loop left at a file keeps the file readable, and cancels the body at its end", async () => {
   // `break` or `return` with a file at hand (to stream it on) used to cancel the body at once:
   // the file's stream then failed with a TypeError, a 500
