@@ -88,7 +88,10 @@ export interface MultipartOptions {
 export interface MultipartField {
   /** What the part is. */
   readonly kind: "field";
-  /** The field name from `Content-Disposition`. */
+  /**
+   * The field name from `Content-Disposition`, with `%22`, `%0D` and `%0A` (how browsers and
+   * curl write `"`, CR and LF) decoded.
+   */
   readonly name: string;
   /** The value. */
   readonly value: string;
@@ -100,7 +103,10 @@ export interface MultipartField {
 export interface MultipartFile {
   /** What the part is. */
   readonly kind: "file";
-  /** The field name from `Content-Disposition`. */
+  /**
+   * The field name from `Content-Disposition`, with `%22`, `%0D` and `%0A` (how browsers and
+   * curl write `"`, CR and LF) decoded.
+   */
   readonly name: string;
   /**
    * The file name, safe to use as one path component: {@linkcode sanitizeFilename} of the name
@@ -108,7 +114,10 @@ export interface MultipartFile {
    * as browsers do for an empty file input): choose a name yourself then.
    */
   readonly filename: string;
-  /** The file name as sent; never use it as a path. */
+  /**
+   * The file name as sent (`%22`, `%0D` and `%0A` decoded, as in {@linkcode MultipartFile.name});
+   * never use it as a path.
+   */
   readonly rawFilename: string;
   /** The part's `Content-Type` (`text/plain` when it has none, RFC 7578 §4.4). */
   readonly contentType: string;
@@ -129,6 +138,17 @@ const DEFAULT_BODY_LIMIT = 1_048_576;
 // RFC 2046 §5.1.1: 1 to 70 of these, the last one not a space.
 const BCHARS = /^[0-9A-Za-z'()+_,\-./:=? ]{0,69}[0-9A-Za-z'()+_,\-./:=?]$/;
 const utf8 = /* @__PURE__ */ new TextDecoder();
+
+// Browsers and curl write `"`, CR and LF in a name or file name as %22, %0D and %0A (the HTML
+// form encoding); they are decoded as the Fetch standard's multipart/form-data parser does.
+function unescapeName(name: string): string {
+  return name.includes("%")
+    ? name.replace(
+      /%(?:22|0D|0A)/g,
+      (escape) => escape === "%22" ? '"' : escape === "%0D" ? "\r" : "\n",
+    )
+    : name;
+}
 
 // windows-1252's 0x80–0x9F (WHATWG Encoding), which Node 20's decoder reads as Latin-1's C1
 // controls (and with them iso-8859-1, latin1 and ascii, which name windows-1252 there).
@@ -336,8 +356,8 @@ async function* parts(
         else if (name === "content-type") contentType ??= value;
       }
       const disposition = parseContentDisposition(dispositionValue ?? "");
-      const name = disposition.params.name;
-      if (disposition.type !== "form-data" || name === undefined) {
+      const sent = disposition.params.name;
+      if (disposition.type !== "form-data" || sent === undefined) {
         const error = new HttpError(
           400,
           "A multipart part has no Content-Disposition: form-data with a name",
@@ -345,12 +365,15 @@ async function* parts(
         parser.fail(error);
         throw error;
       }
+      const name = unescapeName(sent);
       // A part with a filename parameter is a file, even when `filename*` could not be decoded
       // (then `filename`, if any, names it); RFC 7578 §4.2.
       const { filename, "filename*": extended } = disposition.params;
       const rawFilename = extended !== undefined && extended !== ""
         ? extended
-        : filename ?? extended;
+        : filename === undefined
+        ? extended
+        : unescapeName(filename);
       // 3. a field is read whole, within its limit; a file is handed out as a stream
       if (rawFilename === undefined) {
         const chunks: Uint8Array[] = [];

@@ -94,6 +94,47 @@ export const multipartCases: Record<string, (env: Env) => Promise<void>> = {
       rmSync(dir, { recursive: true, force: true });
     }
   },
+  async "multipart: a quote in a name or file name, which curl -F sends as %22, arrives as sent"(
+    env,
+  ) {
+    // browsers and curl write `"` in a name as %22 (the HTML form encoding); "a"b.txt" used to
+    // arrive as "a%22b.txt"
+    const { post, router } = env.weft;
+    const { multipart } = env.multipart;
+    const app = router([post("/names", async (ctx) => {
+      const seen: string[][] = [];
+      for await (const part of multipart(ctx)) {
+        if (part.kind === "field") seen.push([part.name, part.value]);
+        else {
+          seen.push([part.name, part.rawFilename, part.filename]);
+          await part.stream.cancel();
+        }
+      }
+      return Response.json(seen);
+    })]);
+    const dir = mkdtempSync(join(tmpdir(), "weft-multipart-"));
+    const file = join(dir, "file.txt");
+    writeFileSync(file, "x");
+    const server = env.weft.serve(app, { port: 0, hostname: "127.0.0.1", onListen() {} });
+    try {
+      const res = await env.curl([
+        "--http1.1",
+        "-F",
+        'say "hi"=v',
+        "-F",
+        `doc=@${file};filename=He said "hi".txt`,
+        `http://127.0.0.1:${server.addr.port}/names`,
+      ]);
+      assert.equal(res.status, 200, res.body);
+      assert.deepEqual(JSON.parse(res.body), [
+        ['say "hi"', "v"],
+        ["doc", 'He said "hi".txt', 'He said "hi".txt'],
+      ]);
+    } finally {
+      await withDeadline(server.shutdown(), 10_000, "the server to shut down");
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
   async "multipart: a field is decoded by its charset or the _charset_ field's"(env) {
     // RFC 7578 §4.4, §4.6: a page in windows-1252 sends its fields in that charset and says so
     // in a _charset_ field; they used to be decoded as UTF-8, their bytes lost to U+FFFD

@@ -254,6 +254,30 @@ Deno.test("multipart() keeps backslashes of a file name sent as browsers and cur
   assert.deepEqual(names, [["C:\\x\\y", "y"], ['a"b\\c', "c"]]);
 });
 
+Deno.test("multipart() decodes %22, %0D and %0A in names as browsers and curl write them", async () => {
+  // the HTML form encoding (the runtime's FormData here, browsers, curl -F) writes `"`, CR and
+  // LF in a name as %22, %0D, %0A; a file "He said "hi".txt" used to arrive as
+  // "He said %22hi%22.txt"
+  const form = new FormData();
+  form.append('say "hi"\r\nnow', "v");
+  form.append("doc", new File(["x"], 'He said "hi".txt'));
+  const parts = await weft(new Request("http://localhost/", { method: "POST", body: form }));
+  assert.deepEqual(parts.map((p) => [p.name, p.filename]), [
+    ['say "hi"\r\nnow', undefined],
+    ["doc", 'He said "hi".txt'],
+  ]);
+  // only those three, as the Fetch standard's parser decodes them; filename* is percent-decoded
+  // once, as RFC 8187 says
+  const body = encoder.encode(
+    '--b\r\nContent-Disposition: form-data; name="100%25 %22"; filename="%41%22%0a"\r\n\r\nz\r\n' +
+      "--b\r\nContent-Disposition: form-data; name=g; filename*=UTF-8''%2522\r\n\r\nz\r\n--b--",
+  );
+  assert.deepEqual((await weft(request(body, "b"))).map((p) => [p.name, p.filename]), [
+    ['100%25 "', '%41"%0a'],
+    ["g", "%22"],
+  ]);
+});
+
 Deno.test("sanitizeFilename() keeps one path component without control characters", () => {
   assert.equal(sanitizeFilename("../../etc/passwd"), "passwd");
   assert.equal(sanitizeFilename("C:\\x\\y"), "y");
