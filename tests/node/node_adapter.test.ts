@@ -1193,6 +1193,36 @@ describe("limits and shutdown", () => {
     }
   });
 
+  test(`${flag("requestFormDataMultipart")} ctx.req.formData() parses multipart with undici's parser`, async () => {
+    const app = weft.router([
+      weft.post("/form", async (ctx) => Response.json([...(await ctx.req.formData()).keys()])),
+    ]);
+    const part = (disposition: string) =>
+      `--b\r\nContent-Disposition: form-data; ${disposition}\r\n\r\nv\r\n`;
+    await withServer(app, async (base) => {
+      const send = (body: string) =>
+        fetch(`${base}/form`, {
+          method: "POST",
+          body,
+          headers: { "content-type": "multipart/form-data; boundary=b" },
+        });
+      for (
+        const body of [
+          `preamble\r\n${part('name="a"')}--b--`,
+          `${part("name=a")}--b--`,
+          `${part(`name="a"; filename*=UTF-8''x.txt`)}--b--`,
+          part('name="a"'), // no close delimiter
+        ]
+      ) {
+        const res = await send(body);
+        assert.equal(res.status, 400, body); // Deno: 200 (the last one an empty form)
+        await res.body?.cancel();
+      }
+      const quoted = await send(`${part('name="a%22b"')}--b--`);
+      assert.deepEqual(await quoted.json(), ['a"b']); // Deno: a%22b
+    });
+  });
+
   test(`${flag("requestSignalAfterResponse")} ctx.req.signal stays unaborted after a successful response`, async () => {
     let signal: AbortSignal | undefined;
     const app = weft.router([

@@ -155,6 +155,16 @@ export const RUNTIME_DIFFERENCES = {
       "which Deno's and undici's Request constructors bypass for a Request of their own; " +
       "assigning the copy to ctx.req bounds it again on both",
   },
+  requestFormDataMultipart: {
+    deno: "ctx.req.formData() reads multipart/form-data with Deno's parser, which accepts a " +
+      "preamble, an unquoted name (name=a) and a part named by filename* alone (as a field), " +
+      "reads a body whose close delimiter is missing as an empty form, and keeps %22 in a name",
+    node: "with undici's, the Fetch standard's parser: each of those four is a 400 (the request " +
+      "body could not be read by formData()), and %22, %0D and %0A in a name are decoded",
+    why: "ctx.req.formData() is the runtime's own, only bounded by ctx.bodyLimit; weft/multipart " +
+      "reads the same on both (preambles and transport padding per RFC 2046, unquoted names, " +
+      "filename*, the HTML form encoding's %22), and docs/bodies.md points uploads to it",
+  },
   requestSignalAfterResponse: {
     deno: "ctx.req.signal, once the app has read it, aborts (AbortError) after a successful " +
       "response too, and Deno 2.9.6 warns about it once per process; timeout() reads it only " +
