@@ -206,6 +206,9 @@ function boundaryOf(contentType: string | null): string {
   return boundary;
 }
 
+// Characters Windows refuses in a file name (besides `/`, `\` and `:`, which cut it).
+const WINDOWS_RESERVED = '"<>|?*';
+
 // Windows device names, which name a device, not a file, in any folder and with any extension.
 const DEVICE = /^(?:con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(?:\.|$)/i;
 
@@ -213,7 +216,8 @@ const DEVICE = /^(?:con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(?:\.|$)/i;
  * Returns a file name that is safe as one path component on POSIX and Windows: the part after
  * the last `/`, `\` or `:` (so `../../etc/passwd` is `passwd`, `C:\x\y` is `y` and `C:a.txt`,
  * an alternate data stream on Windows, is `a.txt`), without control characters (NUL, CR, LF,
- * DEL, C1) and bidirectional overrides (which make `x\u202Etxt.exe` look like `xexe.txt`), and
+ * DEL, C1), the characters Windows refuses in a name (`"`, `<`, `>`, `|`, `?`, `*`) and
+ * bidirectional overrides (which make `x\u202Etxt.exe` look like `xexe.txt`), and
  * without surrounding spaces or trailing dots (which Windows drops); `.` and `..` become
  * empty, and a Windows device name (`CON`, `nul.txt`, `COM1`) gets a `_` in front.
  *
@@ -229,6 +233,7 @@ const DEVICE = /^(?:con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(?:\.|$)/i;
  * assert.equal(sanitizeFilename("C:\\x\\y"), "y");
  * assert.equal(sanitizeFilename("C:evil.txt"), "evil.txt");
  * assert.equal(sanitizeFilename("a\u0000b.txt"), "ab.txt");
+ * assert.equal(sanitizeFilename('He said "hi"?.txt'), "He said hi.txt");
  * assert.equal(sanitizeFilename("x\u202Etxt.exe"), "xtxt.exe");
  * assert.equal(sanitizeFilename("nul.txt"), "_nul.txt");
  * assert.equal(sanitizeFilename("report.pdf. "), "report.pdf");
@@ -242,7 +247,7 @@ export function sanitizeFilename(name: string): string {
     const c = char.charCodeAt(0);
     const control = c < 0x20 || (c >= 0x7f && c <= 0x9f);
     const bidi = (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
-    if (!control && !bidi) out += char;
+    if (!control && !bidi && !WINDOWS_RESERVED.includes(char)) out += char;
   }
   out = out.trim();
   let end = out.length;

@@ -300,6 +300,11 @@ Deno.test("sanitizeFilename() keeps one path component without control character
   assert.equal(sanitizeFilename("x\u202Etxt.exe"), "xtxt.exe");
   assert.equal(sanitizeFilename("a\u2067b\u2069.js"), "ab.js");
   assert.equal(sanitizeFilename("a\u0085b"), "ab");
+  // what Windows refuses in a name (CreateFile fails, and `?`, `*`, `<`, `>`, `"` are its
+  // wildcards), which a browser sends for "He said "hi".txt" since %22 is decoded
+  assert.equal(sanitizeFilename('He said "hi".txt'), "He said hi.txt");
+  assert.equal(sanitizeFilename("a<b>c|d?e*.txt"), "abcde.txt");
+  assert.equal(sanitizeFilename('nul".txt'), "_nul.txt");
 });
 
 Deno.test("a part whose filename* cannot be decoded is still a file, its bytes untouched", async () => {
