@@ -218,8 +218,9 @@ const DEVICE = /^(?:con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(?:\.|$)/i;
  * an alternate data stream on Windows, is `a.txt`), without control characters (NUL, CR, LF,
  * DEL, C1), the characters Windows refuses in a name (`"`, `<`, `>`, `|`, `?`, `*`) and
  * bidirectional overrides (which make `x\u202Etxt.exe` look like `xexe.txt`), and
- * without surrounding spaces or trailing dots (which Windows drops); `.` and `..` become
- * empty, and a Windows device name (`CON`, `nul.txt`, `COM1`) gets a `_` in front.
+ * without surrounding spaces or trailing dots (which Windows drops), and at most 255 bytes
+ * long in UTF-8 (cut before its extension; file systems refuse longer names); `.` and `..`
+ * become empty, and a Windows device name (`CON`, `nul.txt`, `COM1`) gets a `_` in front.
  *
  * @param name A file name as a client sent it.
  * @returns The sanitised name, possibly empty.
@@ -249,11 +250,44 @@ export function sanitizeFilename(name: string): string {
     const bidi = (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
     if (!control && !bidi && !WINDOWS_RESERVED.includes(char)) out += char;
   }
-  out = out.trim();
-  let end = out.length;
-  while (end > 0 && (out[end - 1] === "." || out[end - 1] === " ")) end--;
-  out = out.slice(0, end);
+  out = trimEnd(shorten(trimEnd(out.trim())));
   return DEVICE.test(out) ? `_${out}` : out;
+}
+
+// Without the trailing dots and spaces, which Windows drops.
+function trimEnd(name: string): string {
+  let end = name.length;
+  while (end > 0 && (name[end - 1] === "." || name[end - 1] === " ")) end--;
+  return name.slice(0, end);
+}
+
+function utf8Length(char: string): number {
+  const c = char.codePointAt(0)!;
+  return c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+}
+
+// The longest name file systems take is 255 bytes (NAME_MAX on Linux and macOS) or 255 UTF-16
+// units (NTFS): a longer one is cut to 255 bytes of UTF-8, which fit both, its extension (up
+// to 16 bytes) kept.
+function shorten(name: string): string {
+  let size = 0;
+  for (const char of name) size += utf8Length(char);
+  if (size <= 255) return name;
+  const dot = name.lastIndexOf(".");
+  let extension = dot > 0 ? name.slice(dot) : "";
+  let room = 255;
+  for (const char of extension) room -= utf8Length(char);
+  if (room < 255 - 16) {
+    extension = "";
+    room = 255;
+  }
+  let stem = "";
+  for (const char of extension === "" ? name : name.slice(0, dot)) {
+    room -= utf8Length(char);
+    if (room < 0) break;
+    stem += char;
+  }
+  return stem + extension;
 }
 
 /**

@@ -305,6 +305,20 @@ Deno.test("sanitizeFilename() keeps one path component without control character
   assert.equal(sanitizeFilename('He said "hi".txt'), "He said hi.txt");
   assert.equal(sanitizeFilename("a<b>c|d?e*.txt"), "abcde.txt");
   assert.equal(sanitizeFilename('nul".txt'), "_nul.txt");
+  // at most 255 bytes of UTF-8 (NAME_MAX; NTFS counts 255 UTF-16 units), the extension kept:
+  // a longer name failed the save with ENAMETOOLONG, a 500
+  const bytes = (name: string) => encoder.encode(name).length;
+  assert.equal(sanitizeFilename(`${"a".repeat(300)}.txt`), `${"a".repeat(251)}.txt`);
+  assert.equal(sanitizeFilename(`${"é".repeat(200)}.pdf`), `${"é".repeat(125)}.pdf`);
+  assert.equal(bytes(sanitizeFilename(`${"😀".repeat(100)}.png`)), 252);
+  assert.equal(sanitizeFilename(`x.${"b".repeat(300)}`), `x.${"b".repeat(253)}`);
+  assert.equal(sanitizeFilename(`${"a".repeat(254)}. .txt`), `${"a".repeat(251)}.txt`);
+  const dir = Deno.makeTempDirSync();
+  try {
+    Deno.writeTextFileSync(`${dir}/${sanitizeFilename(`${"€".repeat(300)}.txt`)}`, "saved");
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
 });
 
 Deno.test("a part whose filename* cannot be decoded is still a file, its bytes untouched", async () => {
