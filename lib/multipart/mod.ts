@@ -216,11 +216,11 @@ const DEVICE = /^(?:con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(?:\.|$)/i;
  * Returns a file name that is safe as one path component on POSIX and Windows: the part after
  * the last `/`, `\` or `:` (so `../../etc/passwd` is `passwd`, `C:\x\y` is `y` and `C:a.txt`,
  * an alternate data stream on Windows, is `a.txt`), without control characters (NUL, CR, LF,
- * DEL, C1), the characters Windows refuses in a name (`"`, `<`, `>`, `|`, `?`, `*`) and
- * bidirectional overrides (which make `x\u202Etxt.exe` look like `xexe.txt`), and
- * without surrounding spaces or trailing dots (which Windows drops), and at most 255 bytes
- * long in UTF-8 (cut before its extension; file systems refuse longer names); `.` and `..`
- * become empty, and a Windows device name (`CON`, `nul.txt`, `COM1`) gets a `_` in front.
+ * DEL, C1), the characters Windows refuses in a name (`"`, `<`, `>`, `|`, `?`, `*`),
+ * bidirectional overrides (which make `x\u202Etxt.exe` look like `xexe.txt`) and surrounding
+ * spaces or trailing dots (which Windows drops), and at most 255 bytes long in UTF-8 (cut
+ * before its extension: file systems refuse longer names); `.` and `..` become empty, and a
+ * Windows device name (`CON`, `nul.txt`, `COM1`) gets a `_` in front.
  *
  * @param name A file name as a client sent it.
  * @returns The sanitised name, possibly empty.
