@@ -1195,7 +1195,12 @@ describe("limits and shutdown", () => {
 
   test(`${flag("requestFormDataMultipart")} ctx.req.formData() parses multipart with undici's parser`, async () => {
     const app = weft.router([
-      weft.post("/form", async (ctx) => Response.json([...(await ctx.req.formData()).keys()])),
+      weft.post("/form", async (ctx) =>
+        Response.json(
+          [...await ctx.req.formData()].map(([name, value]) =>
+            typeof value === "string" ? name : `${name}: ${value.type}`
+          ),
+        )),
     ]);
     const part = (disposition: string) =>
       `--b\r\nContent-Disposition: form-data; ${disposition}\r\n\r\nv\r\n`;
@@ -1220,6 +1225,8 @@ describe("limits and shutdown", () => {
       }
       const quoted = await send(`${part('name="a%22b"')}--b--`);
       assert.deepEqual(await quoted.json(), ['a"b']); // Deno: a%22b
+      const file = await send(`${part('name="f"; filename="x.bin"')}--b--`);
+      assert.deepEqual(await file.json(), ["f: text/plain"]); // Deno: application/octet-stream
     });
   });
 

@@ -158,9 +158,11 @@ export const RUNTIME_DIFFERENCES = {
   requestFormDataMultipart: {
     deno: "ctx.req.formData() reads multipart/form-data with Deno's parser, which accepts a " +
       "preamble, an unquoted name (name=a) and a part named by filename* alone (as a field), " +
-      "reads a body whose close delimiter is missing as an empty form, and keeps %22 in a name",
+      "reads a body whose close delimiter is missing as an empty form, keeps %22 in a name, " +
+      "and types a file part without Content-Type application/octet-stream",
     node: "with undici's, the Fetch standard's parser: each of those four is a 400 (the request " +
-      "body could not be read by formData()), and %22, %0D and %0A in a name are decoded",
+      "body could not be read by formData()), %22, %0D and %0A in a name are decoded, and a " +
+      "file part without Content-Type is text/plain (RFC 7578 §4.4)",
     why: "ctx.req.formData() is the runtime's own, only bounded by ctx.bodyLimit; weft/multipart " +
       "reads the same on both (preambles and transport padding per RFC 2046, unquoted names, " +
       "filename*, the HTML form encoding's %22), and docs/bodies.md points uploads to it",
