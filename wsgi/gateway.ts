@@ -144,16 +144,24 @@ function buildEnviron(
   errors: WsgiErrors,
 ): Environ {
   // Slice the URL instead of constructing a URL object (docs/architecture.md, "Performance").
+  // It is the target as the client sent it when that was in absolute form, unnormalized: the
+  // scheme in any case ("HTTP://h/"), and an authority ended by "?" or "#" rather than "/"
+  // ("http://h?x=/admin" has the path "/", not "/admin"; RFC 3986 §3.2), perhaps with userinfo.
   const url = request.url;
   const schemeEnd = url.indexOf("://");
-  const scheme = url.slice(0, schemeEnd);
-  let pathStart = url.indexOf("/", schemeEnd + 3);
-  if (pathStart === -1) pathStart = url.length;
+  const scheme = url.slice(0, schemeEnd).toLowerCase();
+  const authority = schemeEnd + 3;
+  let pathStart = authority;
+  for (; pathStart < url.length; pathStart++) {
+    const c = url.charCodeAt(pathStart);
+    if (c === 0x2f /* / */ || c === 0x3f /* ? */ || c === 0x23 /* # */) break;
+  }
   const hash = url.indexOf("#", pathStart);
   const end = hash === -1 ? url.length : hash;
   const query = url.indexOf("?", pathStart);
   const pathEnd = query === -1 || query > end ? end : query;
-  const host = url.slice(schemeEnd + 3, pathStart);
+  const at = url.lastIndexOf("@", pathStart - 1);
+  const host = url.slice(at < authority ? authority : at + 1, pathStart);
   const portColon = host.lastIndexOf(":");
   const hasPort = portColon !== -1 && portColon > host.lastIndexOf("]");
 

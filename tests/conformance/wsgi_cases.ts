@@ -141,6 +141,43 @@ export const wsgiCases: Record<string, (env: Env) => Promise<void>> = {
     }
   },
 
+  async "serveWsgi: an absolute-form target is split at the end of its authority, whatever its case"(
+    env,
+  ) {
+    const echo: WeftWsgi.WsgiApp = (environ, start) => {
+      const { PATH_INFO, QUERY_STRING, SERVER_NAME, SERVER_PORT } = environ;
+      const scheme = environ["wsgi.url_scheme"];
+      start("200 OK", [["Content-Type", "application/json"]]);
+      const seen = { PATH_INFO, QUERY_STRING, SERVER_NAME, SERVER_PORT, scheme };
+      return [new TextEncoder().encode(JSON.stringify(seen))];
+    };
+    const server = env.wsgi.serveWsgi(echo, { port: 0, hostname: "127.0.0.1", onListen() {} });
+    try {
+      const seen = async (target: string) => {
+        const { head, body } = await exchange(server.addr.port, target);
+        assert.match(head!, /^HTTP\/1\.1 200 /, target);
+        return JSON.parse(body);
+      };
+      // the path of http://a?x=/admin is empty, "/": /admin is in its query
+      assert.deepEqual(await seen("http://a?x=/admin"), {
+        PATH_INFO: "/",
+        QUERY_STRING: "x=/admin",
+        SERVER_NAME: "a",
+        SERVER_PORT: "80",
+        scheme: "http",
+      });
+      assert.deepEqual(await seen("HTTP://u@A:81/p"), {
+        PATH_INFO: "/p",
+        QUERY_STRING: "",
+        SERVER_NAME: "A",
+        SERVER_PORT: "81",
+        scheme: "http",
+      });
+    } finally {
+      await withDeadline(server.shutdown(), 10_000, "the server to shut down");
+    }
+  },
+
   async "StaticMiddleware: a prefix past ASCII serves its files over HTTP/1.1 and HTTP/2"(env) {
     const root = mkdtempSync(join(tmpdir(), "weft-wsgi-prefix-"));
     writeFileSync(join(root, "a.txt"), "from the folder");

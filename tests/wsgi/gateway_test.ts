@@ -90,6 +90,31 @@ Deno.test("toFetchHandler() derives default ports and handles IPv6 hosts", async
   assert.equal(app.environ!["wsgi.file_wrapper"], undefined);
 });
 
+Deno.test("toFetchHandler() splits an absolute-form target as sent: its authority ends at ?, # or /", async () => {
+  // A runtime hands over an absolute-form target as the client wrote it; new Request() would
+  // normalize it, so the requests here are plain objects with the raw URL.
+  const app = capture();
+  const handler = toFetchHandler(validator(app));
+  const raw = (url: string) => ({ url, method: "GET", headers: new Headers(), body: null });
+  const cases: [string, Partial<Environ>][] = [
+    ["http://a?x=/admin", { PATH_INFO: "/", QUERY_STRING: "x=/admin", SERVER_NAME: "a" }],
+    ["http://a:81?x=/admin", { PATH_INFO: "/", SERVER_NAME: "a", SERVER_PORT: "81" }],
+    ["http://a#/admin", { PATH_INFO: "/", QUERY_STRING: "", SERVER_NAME: "a" }],
+    ["http://u:p@a/p", { PATH_INFO: "/p", SERVER_NAME: "a", SERVER_PORT: "80" }],
+    ["http://u@[::1]:9?/x", { PATH_INFO: "/", SERVER_NAME: "[::1]", SERVER_PORT: "9" }],
+    ["HTTP://A/p", { "wsgi.url_scheme": "http", SERVER_NAME: "A", SERVER_PORT: "80" }],
+    ["HTTPS://a/p?q", { "wsgi.url_scheme": "https", SERVER_PORT: "443", QUERY_STRING: "q" }],
+  ];
+  for (const [url, expected] of cases) {
+    const res = await handler(raw(url) as unknown as Request);
+    assert.equal(res.status, 200, url);
+    await res.body?.cancel();
+    for (const [key, value] of Object.entries(expected)) {
+      assert.equal(app.environ![key], value, `${key} of ${url}`);
+    }
+  }
+});
+
 Deno.test("toFetchHandler() buffers the body into wsgi.input with CONTENT_TYPE and CONTENT_LENGTH", async () => {
   const app = capture();
   const res = await toFetchHandler(validator(app))(
