@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { HttpError } from "../lib/http/http_error.ts";
 import { problem } from "../lib/http/problem.ts";
 import { concat, readLimited } from "../lib/http/read_limited.ts";
 import { writeStderr } from "../lib/server/deno.ts";
@@ -70,7 +71,7 @@ const fileWrapper: FileWrapper = (file, blockSize) => new FileChunks(file, block
  * Wraps a WSGI application as a fetch handler. For each request it builds the environ
  * (`PATH_INFO` percent-decoded with bytes as Latin-1 code units, `HTTP_*` headers; header names
  * containing `_` are dropped so they cannot impersonate `-` ones), buffers the body into
- * `wsgi.input` up to `maxBodyBytes` (413 beyond), follows PEP 3333's `start_response` rules
+ * `wsgi.input` up to `maxBodyBytes` (413 beyond, 400 for a body cut short), follows PEP 3333's `start_response` rules
  * (a second call needs an `excInfo`, which `null` is not; after the headers went out `excInfo`
  * is rethrown), sends `write()` output before the iterable's chunks, streams the iterable, and
  * calls its `close()` exactly once — also when the client goes away or the application fails.
@@ -112,7 +113,15 @@ export function toFetchHandler(app: WsgiApp, options: GatewayOptions = {}): Wsgi
     // 1. buffer the body within the limit
     let body: Uint8Array = EMPTY_BYTES;
     if (request.body !== null) {
-      const read = await readBody(request, maxBodyBytes);
+      let read: Uint8Array | null;
+      try {
+        read = await readBody(request, maxBodyBytes);
+      } catch (error) {
+        // a client that left mid-body or sent a malformed one: its fault, as for ctx.body(),
+        // not a failure of the server (a limit enforced by the stream itself keeps its answer)
+        if (error instanceof HttpError) return error.toResponse();
+        return problem({ status: 400, detail: "The request body could not be read" });
+      }
       if (read === null) {
         return problem({
           status: 413,

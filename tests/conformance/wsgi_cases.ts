@@ -178,6 +178,65 @@ export const wsgiCases: Record<string, (env: Env) => Promise<void>> = {
     }
   },
 
+  async "toFetchHandler: a request body the client cut short is a 400, never a reported 500"(
+    env,
+  ) {
+    let ran = 0;
+    const app: WeftWsgi.WsgiApp = (_environ, start) => {
+      ran++;
+      start("200 OK", [["Content-Type", "text/plain"]]);
+      return [];
+    };
+    const errors = recordingErrors();
+    const handler = env.wsgi.toFetchHandler(app, { errors });
+    const outcomes: (number | string)[] = [];
+    let answered = () => {};
+    const server = env.weft.serve({
+      fetch: async (request: Request, info: Parameters<typeof handler>[1]) => {
+        try {
+          const res = await handler(request, info);
+          outcomes.push(res.status);
+          return res;
+        } catch (error) {
+          outcomes.push(String(error));
+          throw error;
+        } finally {
+          answered();
+        }
+      },
+    }, { port: 0, hostname: "127.0.0.1", onListen() {} });
+    const reported: string[] = [];
+    const quietErrors = console.error;
+    console.error = (...args: unknown[]) => reported.push(args.map(String).join(" "));
+    try {
+      // half a chunked body, or 5 bytes of 10, then the client goes
+      const framings = [
+        "Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n",
+        "Content-Length: 10\r\n\r\nhello",
+      ];
+      for (const framing of framings) {
+        const done = new Promise<void>((resolve) => answered = resolve);
+        const socket = connect({ port: server.addr.port, host: "127.0.0.1" });
+        socket.on("error", () => {});
+        socket.write(`POST / HTTP/1.1\r\nHost: 127.0.0.1\r\n${framing}`, () => {
+          setTimeout(() => socket.destroy(), 50);
+        });
+        try {
+          await withDeadline(done, 10_000, "the gateway's answer to the cut body");
+        } finally {
+          socket.destroy();
+        }
+      }
+      assert.deepEqual(outcomes, [400, 400]);
+      assert.equal(ran, 0);
+      assert.equal(errors.text(), "");
+    } finally {
+      await withDeadline(server.shutdown(), 10_000, "the server to shut down");
+      console.error = quietErrors;
+    }
+    assert.deepEqual(reported, []);
+  },
+
   async "StaticMiddleware: a prefix past ASCII serves its files over HTTP/1.1 and HTTP/2"(env) {
     const root = mkdtempSync(join(tmpdir(), "weft-wsgi-prefix-"));
     writeFileSync(join(root, "a.txt"), "from the folder");

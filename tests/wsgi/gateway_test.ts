@@ -188,6 +188,29 @@ Deno.test("toFetchHandler() answers 413 beyond maxBodyBytes without running the 
   assert.equal(await exact.text(), "x".repeat(10));
 });
 
+Deno.test("toFetchHandler() answers 400 for a request body that cannot be read, without running the app", async () => {
+  const app = capture();
+  const errors = recordingErrors();
+  const res = await toFetchHandler(app, { errors })(
+    new Request("http://h/", {
+      method: "POST",
+      body: new ReadableStream({
+        start(controller) {
+          controller.enqueue(encoder.encode("half a bo"));
+        },
+        pull(controller) {
+          controller.error(new TypeError("the client went away mid-body"));
+        },
+      }),
+    }),
+  );
+  assert.equal(res.status, 400);
+  assert.equal(res.headers.get("content-type"), "application/problem+json");
+  assert.equal((await res.json()).detail, "The request body could not be read");
+  assert.equal(app.environ, undefined);
+  assert.equal(errors.text(), "");
+});
+
 Deno.test("toFetchHandler() maps status, reason and repeated headers to the Response", async () => {
   const app: WsgiApp = (_environ, startResponse) => {
     startResponse("201 Made It", [
