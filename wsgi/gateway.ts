@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { endedBody } from "../lib/http/_ended_body.ts";
 import { HttpError } from "../lib/http/http_error.ts";
 import { problem } from "../lib/http/problem.ts";
 import { concat, readLimited } from "../lib/http/read_limited.ts";
@@ -337,7 +338,8 @@ function run(app: WsgiApp, environ: Environ, head: boolean): Response {
     iterator = result[Symbol.iterator]();
     // A list is already in memory: one fixed-length body is cheaper to send than a stream.
     const eager = Array.isArray(result);
-    if (!(head && status !== null)) {
+    // HEAD needs no chunk once the status is known, except a list's: a GET would send its length
+    if (eager || !(head && status !== null)) {
       while (eager || queue.length === 0) {
         const chunk = next();
         if (chunk === null) {
@@ -369,8 +371,16 @@ function run(app: WsgiApp, environ: Environ, head: boolean): Response {
       declared = Number(only);
       responseHeaders.set("content-length", String(declared));
     }
-    if (head || NULL_BODY_STATUS.has(code)) {
+    if (NULL_BODY_STATUS.has(code)) {
       response = new Response(null, init);
+      done = true;
+    } else if (head) {
+      // RFC 9110 §8.6: the Content-Length a GET would have, or none. Deno.serve writes
+      // "Content-Length: 0" for a HEAD answer without a body; a body that ends at once has none.
+      if (declared === null && done) {
+        responseHeaders.set("content-length", String(queue.reduce((n, c) => n + c.length, 0)));
+      }
+      response = new Response(declared === null && !done ? endedBody() : null, init);
       done = true;
     } else if (done) {
       let bytes = queue.length === 0 ? null : concat(queue);

@@ -18,10 +18,14 @@ import { recordingErrors } from "../wsgi/_errors.ts";
  * until it closed: a body longer or shorter than its Content-Length shows as it went out, which
  * curl (reading no further than the length) would hide. `head` is null when nothing came.
  */
-function exchange(port: number, path: string): Promise<{ head: string | null; body: string }> {
+function exchange(
+  port: number,
+  path: string,
+  method = "GET",
+): Promise<{ head: string | null; body: string }> {
   const received: Uint8Array[] = [];
   const socket = connect({ port, host: "127.0.0.1" }, () => {
-    socket.write(`GET ${path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`);
+    socket.write(`${method} ${path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`);
   });
   socket.on("data", (chunk: Uint8Array) => void received.push(chunk));
   const closed = new Promise<void>((resolve) => {
@@ -235,6 +239,34 @@ export const wsgiCases: Record<string, (env: Env) => Promise<void>> = {
       console.error = quietErrors;
     }
     assert.deepEqual(reported, []);
+  },
+
+  async "serveWsgi: HEAD is answered with the Content-Length a GET gets, or none, never 0"(env) {
+    const encoder = new TextEncoder();
+    const app: WeftWsgi.WsgiApp = (environ, start) => {
+      start("200 OK", [["Content-Type", "text/plain"]]);
+      if (environ.PATH_INFO === "/list") return [encoder.encode("hello"), encoder.encode(" you")];
+      return (function* () {
+        yield encoder.encode("streamed");
+      })();
+    };
+    const server = env.wsgi.serveWsgi(app, { port: 0, hostname: "127.0.0.1", onListen() {} });
+    try {
+      const length = (head: string | null) =>
+        /\r\ncontent-length: *(\d+)/i.exec(head!)?.[1] ?? null;
+      // a list goes out with its length; a generator's GET streams (Node's adapter gives the
+      // length of a stream that has ended by its first read), and its HEAD has no length
+      const list = await exchange(server.addr.port, "/list");
+      assert.equal(length(list.head), "9");
+      for (const [path, expected] of [["/list", "9"], ["/generator", null]] as const) {
+        const head = await exchange(server.addr.port, path, "HEAD");
+        assert.match(head.head!, /^HTTP\/1\.1 200 /);
+        assert.equal(length(head.head), expected, `HEAD ${path}`);
+        assert.equal(head.body, "", `HEAD ${path}`);
+      }
+    } finally {
+      await withDeadline(server.shutdown(), 10_000, "the server to shut down");
+    }
   },
 
   async "StaticMiddleware: a prefix past ASCII serves its files over HTTP/1.1 and HTTP/2"(env) {

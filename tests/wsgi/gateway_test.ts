@@ -312,6 +312,32 @@ Deno.test("toFetchHandler() calls close() for HEAD and bodiless statuses without
   }
 });
 
+Deno.test("toFetchHandler() answers HEAD with the Content-Length a GET would have, or none", async () => {
+  const { body: streamed, log } = tracked([encoder.encode("never sent")]);
+  const apps: Record<string, WsgiApp> = {
+    list: (_environ, startResponse) => {
+      const write = startResponse("200 OK", [["Content-Type", "text/plain"]]);
+      write(encoder.encode("ab"));
+      return [encoder.encode("cde"), new Uint8Array(0), encoder.encode("f")];
+    },
+    generator: (_environ, startResponse) => {
+      startResponse("200 OK", [["Content-Type", "text/plain"]]);
+      return streamed;
+    },
+  };
+  // a list's GET goes out with its length (a Response of 6 bytes); a generator's streams, as
+  // does any other iterable (validator()'s checked body too)
+  for (const [name, length] of [["list", "6"], ["generator", null]] as const) {
+    const res = await toFetchHandler(apps[name])(
+      new Request("http://h/", { method: "HEAD" }),
+    );
+    assert.equal(res.status, 200, name);
+    assert.equal(res.headers.get("content-length"), length, name);
+    assert.equal(await res.text(), "", name);
+  }
+  assert.equal(log.closed, 1);
+});
+
 Deno.test("toFetchHandler() ends a generator body it leaves early, so its finally blocks run", async () => {
   for (const validated of [false, true]) {
     for (
