@@ -9,7 +9,7 @@ import { HttpError } from "../lib/http/http_error.ts";
 import { problem } from "../lib/http/problem.ts";
 import { concat, readLimited } from "../lib/http/read_limited.ts";
 import { writeStderr } from "../lib/server/deno.ts";
-import type { ConnInfo } from "../lib/server/types.ts";
+import { type ConnInfo, INTENDED_CUT } from "../lib/server/types.ts";
 import { FileChunks } from "./_file_chunks.ts";
 import { BytesInput, LineErrors } from "./_input.ts";
 import type {
@@ -250,6 +250,17 @@ function lengthMismatch(declared: number, produced: string): string {
   return `The application declared Content-Length ${declared} and produced ${produced}`;
 }
 
+/**
+ * The error that fails a body whose headers went out, once it is on `wsgi.errors`: marked so
+ * that Deno.serve, which reports every failed body, does not report it again as a failure of
+ * the server (the Node adapter reports none).
+ */
+function reported(error: unknown): Error {
+  const cut = new Error(error instanceof Error ? error.message : String(error), { cause: error });
+  Object.defineProperty(cut, INTENDED_CUT, { value: new Response(null, { status: 500 }) });
+  return cut;
+}
+
 function internalError(): Response {
   return problem({ status: 500 });
 }
@@ -423,7 +434,7 @@ function run(app: WsgiApp, environ: Environ, head: boolean): Response {
                 // an error, not an end: the server cuts the connection or resets the stream
                 const error = new Error(lengthMismatch(declared, `${sentBytes} bytes`));
                 logError(environ, error);
-                controller.error(error);
+                controller.error(reported(error));
                 return;
               }
               controller.close();
@@ -449,7 +460,7 @@ function run(app: WsgiApp, environ: Environ, head: boolean): Response {
         } catch (error) {
           close();
           logError(environ, error);
-          controller.error(error);
+          controller.error(reported(error));
         }
       },
       cancel() {

@@ -269,6 +269,45 @@ export const wsgiCases: Record<string, (env: Env) => Promise<void>> = {
     }
   },
 
+  async "serveWsgi: a body that fails after its headers is reported on wsgi.errors only"(env) {
+    const encoder = new TextEncoder();
+    const app: WeftWsgi.WsgiApp = (environ, start) => {
+      const short = environ.PATH_INFO === "/short";
+      const headers: [string, string][] = [["Content-Type", "text/plain"]];
+      if (short) headers.push(["Content-Length", "10"]);
+      start("200 OK", headers);
+      return (function* () {
+        yield encoder.encode("first");
+        if (!short) throw new Error("boom after the headers");
+      })();
+    };
+    const errors = recordingErrors();
+    const server = env.wsgi.serveWsgi(app, {
+      port: 0,
+      hostname: "127.0.0.1",
+      onListen() {},
+      errors,
+    });
+    const reported: string[] = [];
+    const quietErrors = console.error;
+    console.error = (...args: unknown[]) => reported.push(args.map(String).join(" "));
+    try {
+      for (const path of ["/throw", "/short"]) {
+        await exchange(server.addr.port, path);
+        await curlOutcome(env, [
+          "--http2-prior-knowledge",
+          `http://127.0.0.1:${server.addr.port}${path}`,
+        ]);
+      }
+      assert.equal(errors.text().match(/boom after the headers/g)?.length, 2, errors.text());
+      assert.equal(errors.text().match(/declared Content-Length 10/g)?.length, 2, errors.text());
+    } finally {
+      await withDeadline(server.shutdown(), 10_000, "the server to shut down");
+      console.error = quietErrors;
+    }
+    assert.deepEqual(reported, []);
+  },
+
   async "StaticMiddleware: a prefix past ASCII serves its files over HTTP/1.1 and HTTP/2"(env) {
     const root = mkdtempSync(join(tmpdir(), "weft-wsgi-prefix-"));
     writeFileSync(join(root, "a.txt"), "from the folder");
