@@ -178,8 +178,8 @@ function buildEnviron(
   const environ: Environ = {
     REQUEST_METHOD: request.method,
     SCRIPT_NAME: "",
-    PATH_INFO: percentDecodeLatin1(url.slice(pathStart, pathEnd)) || "/",
-    QUERY_STRING: query === -1 || query > end ? "" : url.slice(query + 1, end),
+    PATH_INFO: latin1(url.slice(pathStart, pathEnd), true) || "/",
+    QUERY_STRING: query === -1 || query > end ? "" : latin1(url.slice(query + 1, end), false),
     SERVER_NAME: hasPort ? host.slice(0, portColon) : host,
     SERVER_PORT: hasPort ? host.slice(portColon + 1) : scheme === "https" ? "443" : "80",
     SERVER_PROTOCOL: "HTTP/1.1",
@@ -208,14 +208,18 @@ function buildEnviron(
 
 const encoder = new TextEncoder();
 
-/** Percent-decodes a URL path once; every resulting byte becomes one Latin-1 code unit. */
-function percentDecodeLatin1(raw: string): string {
-  if (!raw.includes("%") && !/[\u0080-\uffff]/.test(raw)) return raw;
+/**
+ * A part of the URL as a native string: its bytes, each one Latin-1 code unit, percent-decoded
+ * once when `decode` (the path, not the query). Deno hands over a target sent with raw UTF-8
+ * bytes as the characters they encode, which are turned back into those bytes.
+ */
+function latin1(raw: string, decode: boolean): string {
+  if (!(decode && raw.includes("%")) && !/[\u0080-\uffff]/.test(raw)) return raw;
   const bytes = encoder.encode(raw);
   let out = "";
   for (let i = 0; i < bytes.length; i++) {
     const b = bytes[i];
-    if (b === 0x25 && i + 2 < bytes.length) {
+    if (decode && b === 0x25 && i + 2 < bytes.length) {
       const hi = hexValue(bytes[i + 1]), lo = hexValue(bytes[i + 2]);
       if (hi !== -1 && lo !== -1) {
         out += String.fromCharCode(hi * 16 + lo);

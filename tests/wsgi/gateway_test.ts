@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import {
   type Environ,
+  serveWsgi,
   StaticMiddleware,
   toFetchHandler,
   validator,
@@ -113,6 +114,24 @@ Deno.test("toFetchHandler() splits an absolute-form target as sent: its authorit
       assert.equal(app.environ![key], value, `${key} of ${url}`);
     }
   }
+});
+
+Deno.test("toFetchHandler() gives a query sent as raw UTF-8 as its bytes, a native string", async () => {
+  // Deno.serve hands over a target sent with raw UTF-8 bytes as the characters they encode
+  const sent =
+    "GET /caf\xc3\xa9?q=\xc3\xa9&euro=\xe2\x82\xac HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n";
+  const app = capture();
+  const server = serveWsgi(validator(app), { port: 0, hostname: "127.0.0.1", onListen() {} });
+  try {
+    const conn = await Deno.connect({ port: server.addr.port, hostname: "127.0.0.1" });
+    await conn.write(Uint8Array.from(sent, (c) => c.charCodeAt(0)));
+    const answer = decoder.decode(await new Response(conn.readable).arrayBuffer());
+    assert.match(answer, /^HTTP\/1\.1 200 /);
+  } finally {
+    await server.shutdown();
+  }
+  assert.equal(app.environ!.PATH_INFO, "/caf\xc3\xa9");
+  assert.equal(app.environ!.QUERY_STRING, "q=\xc3\xa9&euro=\xe2\x82\xac");
 });
 
 Deno.test("toFetchHandler() buffers the body into wsgi.input with CONTENT_TYPE and CONTENT_LENGTH", async () => {
