@@ -86,6 +86,7 @@ const fileWrapper: FileWrapper = (file, blockSize) => new FileChunks(file, block
  * @param app The WSGI application.
  * @param options Body limit, error stream and file wrapper.
  * @returns A fetch handler.
+ * @throws {RangeError} When `maxBodyBytes` is not a non-negative integer.
  *
  * @example
  * ```ts
@@ -107,6 +108,12 @@ const fileWrapper: FileWrapper = (file, blockSize) => new FileChunks(file, block
 export function toFetchHandler(app: WsgiApp, options?: GatewayOptions): WsgiFetchHandler;
 export function toFetchHandler(app: WsgiApp, options: GatewayOptions = {}): WsgiFetchHandler {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  // NaN (a setting read from a missing variable) would compare false with every length: no limit
+  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 0) {
+    throw new RangeError(
+      `Cannot create the WSGI handler: maxBodyBytes ${maxBodyBytes} is not a non-negative integer`,
+    );
+  }
   const errors = options.errors ?? new LineErrors((line) => writeStderr(line));
   const wrapper = options.fileWrapper === false ? undefined : fileWrapper;
 

@@ -17,6 +17,8 @@ export type ServeWsgiOptions = ServeOptions & GatewayOptions;
  * @param app The WSGI application.
  * @param options Port, host, TLS and the gateway's body limit.
  * @returns The running server.
+ * @throws {RangeError} When `maxBodyBytes` is not a non-negative integer, or a timeout is not a
+ * non-negative number.
  *
  * @example
  * ```ts

@@ -308,6 +308,20 @@ export const wsgiCases: Record<string, (env: Env) => Promise<void>> = {
     assert.deepEqual(reported, []);
   },
 
+  "serveWsgi: a maxBodyBytes that is no limit (NaN, negative) is refused, not ignored"(env) {
+    const app: WeftWsgi.WsgiApp = (_environ, start) => {
+      start("204 No Content", []);
+      return [];
+    };
+    for (const maxBodyBytes of [NaN, -1, 0.5]) {
+      assert.throws(
+        () => env.wsgi.serveWsgi(app, { port: 0, hostname: "127.0.0.1", maxBodyBytes }),
+        RangeError,
+      );
+    }
+    return Promise.resolve();
+  },
+
   async "StaticMiddleware: a prefix past ASCII serves its files over HTTP/1.1 and HTTP/2"(env) {
     const root = mkdtempSync(join(tmpdir(), "weft-wsgi-prefix-"));
     writeFileSync(join(root, "a.txt"), "from the folder");

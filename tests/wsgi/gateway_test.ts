@@ -230,6 +230,21 @@ Deno.test("toFetchHandler() answers 400 for a request body that cannot be read, 
   assert.equal(errors.text(), "");
 });
 
+Deno.test("toFetchHandler() refuses a maxBodyBytes that is not a limit, rather than buffer any body", async () => {
+  for (const maxBodyBytes of [NaN, -1, 1.5, Number("1mb")]) {
+    assert.throws(
+      () => toFetchHandler(capture(), { maxBodyBytes }),
+      RangeError,
+      String(maxBodyBytes),
+    );
+  }
+  const zero = await toFetchHandler(capture(), { maxBodyBytes: 0 })(
+    new Request("http://h/", { method: "POST", body: "x" }),
+  );
+  assert.equal(zero.status, 413);
+  await zero.body?.cancel();
+});
+
 Deno.test("toFetchHandler() maps status, reason and repeated headers to the Response", async () => {
   const app: WsgiApp = (_environ, startResponse) => {
     startResponse("201 Made It", [
