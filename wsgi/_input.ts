@@ -11,32 +11,33 @@ export class BytesInput implements WsgiInput {
     this.#bytes = bytes;
   }
 
-  read(size?: number): Uint8Array {
+  read(size?: number | null): Uint8Array {
     const start = this.#position;
-    const end = size === undefined || size < 0
-      ? this.#bytes.length
-      : Math.min(this.#bytes.length, start + size);
+    const end = Math.min(this.#bytes.length, start + limit(size, "read"));
     this.#position = end;
     return this.#bytes.slice(start, end);
   }
 
-  readline(size?: number): Uint8Array {
+  readline(size?: number | null): Uint8Array {
     const start = this.#position;
     const newline = this.#bytes.indexOf(0x0a, start);
-    let end = newline === -1 ? this.#bytes.length : newline + 1;
-    if (size !== undefined && size >= 0) end = Math.min(end, start + size);
+    const end = Math.min(
+      newline === -1 ? this.#bytes.length : newline + 1,
+      start + limit(size, "readline"),
+    );
     this.#position = end;
     return this.#bytes.slice(start, end);
   }
 
-  readlines(hint?: number): Uint8Array[] {
+  readlines(hint?: number | null): Uint8Array[] {
+    const most = limit(hint, "readlines");
     const lines: Uint8Array[] = [];
     let total = 0;
     while (this.#position < this.#bytes.length) {
       const line = this.readline();
       lines.push(line);
       total += line.length;
-      if (hint !== undefined && hint > 0 && total >= hint) break;
+      if (most > 0 && total >= most) break;
     }
     return lines;
   }
@@ -44,6 +45,19 @@ export class BytesInput implements WsgiInput {
   *[Symbol.iterator](): Iterator<Uint8Array> {
     while (this.#position < this.#bytes.length) yield this.readline();
   }
+}
+
+/**
+ * A size as Python's file methods take it: omitted, `null` (`None`) or negative is no limit; a
+ * size that is not an integer (NaN from a missing header) is a TypeError, as in Python, rather
+ * than a position no later read recovers from.
+ */
+function limit(size: number | null | undefined, method: string): number {
+  if (size === undefined || size === null) return Infinity;
+  if (!Number.isInteger(size)) {
+    throw new TypeError(`Cannot ${method} wsgi.input: the size ${size} is not an integer`);
+  }
+  return size < 0 ? Infinity : size;
 }
 
 /** An error stream that hands complete lines to `writeLine`. */

@@ -7,12 +7,15 @@
 
 /** The `wsgi.input` stream: a synchronous reader of the request body (PEP 3333). */
 export interface WsgiInput {
-  /** Reads up to `size` bytes, or everything left when `size` is omitted or negative. */
-  read(size?: number): Uint8Array;
-  /** Reads one line, newline included, of at most `size` bytes when `size` is given. */
-  readline(size?: number): Uint8Array;
-  /** Reads the remaining lines; stops after about `hint` bytes when `hint` is given. */
-  readlines(hint?: number): Uint8Array[];
+  /**
+   * Reads up to `size` bytes, or everything left when `size` is omitted, `null` (Python's
+   * `None`) or negative; a `size` that is not an integer is a `TypeError`.
+   */
+  read(size?: number | null): Uint8Array;
+  /** Reads one line, newline included, of at most `size` bytes when `size` is a non-negative integer. */
+  readline(size?: number | null): Uint8Array;
+  /** Reads the remaining lines; stops after about `hint` bytes when `hint` is positive. */
+  readlines(hint?: number | null): Uint8Array[];
   /** Iterates over the remaining lines. */
   [Symbol.iterator](): Iterator<Uint8Array>;
 }

@@ -336,18 +336,18 @@ function checkedInput(input: WsgiInput): WsgiInput {
     return value;
   };
   const size = (value: unknown, what: string): void => {
-    check(value === undefined || Number.isInteger(value), `wsgi.input.${what} takes an integer`);
+    check(value == null || Number.isInteger(value), `wsgi.input.${what} takes an integer`);
   };
   return {
-    read(n?: number) {
+    read(n?: number | null) {
       size(n, "read()");
       return bytes(input.read(n), "read()");
     },
-    readline(n?: number) {
+    readline(n?: number | null) {
       size(n, "readline()");
       return bytes(input.readline(n), "readline()");
     },
-    readlines(hint?: number) {
+    readlines(hint?: number | null) {
       size(hint, "readlines()");
       const lines = input.readlines(hint);
       check(Array.isArray(lines), "wsgi.input.readlines() must return an array");

@@ -167,6 +167,34 @@ Deno.test("toFetchHandler() offers read, readline, readlines and iteration on ws
   assert.deepEqual(lines, ["ab", "cd\n", "efg", "hij\n", "k\n", "l", "0", "0"]);
 });
 
+Deno.test("toFetchHandler()'s wsgi.input takes sizes as Python does: null is None, NaN is an error", async () => {
+  const seen: unknown[] = [];
+  const app: WsgiApp = (environ, startResponse) => {
+    const input = environ["wsgi.input"];
+    // NaN (a size read from a header that is not there) is refused and moves nothing
+    for (const size of [NaN, 1.5]) {
+      try {
+        input.read(size);
+      } catch (error) {
+        seen.push((error as Error).name);
+      }
+    }
+    seen.push(decoder.decode(input.read(2)), decoder.decode(input.readline(null)));
+    seen.push(input.readlines(null).length, decoder.decode(input.read(null)));
+    startResponse("204 No Content", []);
+    return [];
+  };
+  // validator() reports the NaN as the application's error; without it, Python's TypeError
+  for (const [checked, refused] of [[app, "TypeError"], [validator(app), "WsgiValidationError"]]) {
+    seen.length = 0;
+    const res = await toFetchHandler(checked as WsgiApp)(
+      new Request("http://h/", { method: "PUT", body: "abcd\nefgh\nij" }),
+    );
+    assert.equal(res.status, 204);
+    assert.deepEqual(seen, [refused, refused, "ab", "cd\n", 2, ""]);
+  }
+});
+
 Deno.test("toFetchHandler() buffers a streamed body without Content-Length", async () => {
   const app = capture();
   const stream = new ReadableStream<Uint8Array>({
