@@ -394,6 +394,8 @@ function run(app: WsgiApp, environ: Environ, head: boolean): Response {
       responseHeaders.set("content-length", String(declared));
     }
     if (NULL_BODY_STATUS.has(code)) {
+      // RFC 9110 §8.6: never on a 204, though a framework may set one of 0 on every answer
+      if (code === 204) responseHeaders.delete("content-length");
       response = new Response(null, init);
       done = true;
     } else if (head) {

@@ -241,9 +241,15 @@ export const wsgiCases: Record<string, (env: Env) => Promise<void>> = {
     assert.deepEqual(reported, []);
   },
 
-  async "serveWsgi: HEAD is answered with the Content-Length a GET gets, or none, never 0"(env) {
+  async "serveWsgi: HEAD is answered with the Content-Length a GET gets, or none, never 0; a 204 with none"(
+    env,
+  ) {
     const encoder = new TextEncoder();
     const app: WeftWsgi.WsgiApp = (environ, start) => {
+      if (environ.PATH_INFO === "/204") {
+        start("204 No Content", [["Content-Length", "0"]]);
+        return [];
+      }
       start("200 OK", [["Content-Type", "text/plain"]]);
       if (environ.PATH_INFO === "/list") return [encoder.encode("hello"), encoder.encode(" you")];
       return (function* () {
@@ -264,6 +270,10 @@ export const wsgiCases: Record<string, (env: Env) => Promise<void>> = {
         assert.equal(length(head.head), expected, `HEAD ${path}`);
         assert.equal(head.body, "", `HEAD ${path}`);
       }
+      // a 204 has no Content-Length (RFC 9110 §8.6), though the application gave one of 0
+      const noContent = await exchange(server.addr.port, "/204");
+      assert.match(noContent.head!, /^HTTP\/1\.1 204 /);
+      assert.equal(length(noContent.head), null);
     } finally {
       await withDeadline(server.shutdown(), 10_000, "the server to shut down");
     }
