@@ -71,7 +71,8 @@ const fileWrapper: FileWrapper = (file, blockSize) => new FileChunks(file, block
 /**
  * Wraps a WSGI application as a fetch handler. For each request it builds the environ
  * (`PATH_INFO` percent-decoded with bytes as Latin-1 code units, `HTTP_*` headers; header names
- * containing `_` are dropped so they cannot impersonate `-` ones), buffers the body into
+ * containing `_` are dropped so they cannot impersonate `-` ones; `HTTP_HOST` is the URL's
+ * authority when there is no Host header, as over HTTP/2), buffers the body into
  * `wsgi.input` up to `maxBodyBytes` (413 beyond, 400 for a body cut short), follows PEP 3333's `start_response` rules
  * (a second call needs an `excInfo`, which `null` is not; after the headers went out `excInfo`
  * is rethrown), sends `write()` output before the iterable's chunks, streams the iterable, and
@@ -209,6 +210,9 @@ function buildEnviron(
       environ[`HTTP_${name.toUpperCase().replaceAll("-", "_")}`] = value;
     }
   }
+  // HTTP/2 carries the authority as :authority, not Host: the environ describes an HTTP/1.1
+  // request, which always has one (RFC 9113 §8.3.1 asks the same of a proxy to HTTP/1.1)
+  if (environ.HTTP_HOST === undefined && host !== "") environ.HTTP_HOST = host;
   if (request.body !== null) environ.CONTENT_LENGTH = String(body.length);
   return environ;
 }

@@ -332,6 +332,23 @@ export const wsgiCases: Record<string, (env: Env) => Promise<void>> = {
     return Promise.resolve();
   },
 
+  async "serveWsgi: HTTP_HOST is the Host of HTTP/1.1 and the :authority of HTTP/2"(env) {
+    const echo: WeftWsgi.WsgiApp = (environ, start) => {
+      start("200 OK", [["Content-Type", "text/plain"]]);
+      return [new TextEncoder().encode(String(environ.HTTP_HOST))];
+    };
+    const server = env.wsgi.serveWsgi(echo, { port: 0, hostname: "127.0.0.1", onListen() {} });
+    try {
+      const authority = `127.0.0.1:${server.addr.port}`;
+      for (const flag of ["--http1.1", "--http2-prior-knowledge"]) {
+        const res = await env.curl([flag, `http://${authority}/`]);
+        assert.equal(res.body, authority, flag);
+      }
+    } finally {
+      await withDeadline(server.shutdown(), 10_000, "the server to shut down");
+    }
+  },
+
   async "StaticMiddleware: a prefix past ASCII serves its files over HTTP/1.1 and HTTP/2"(env) {
     const root = mkdtempSync(join(tmpdir(), "weft-wsgi-prefix-"));
     writeFileSync(join(root, "a.txt"), "from the folder");

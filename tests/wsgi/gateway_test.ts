@@ -64,7 +64,8 @@ Deno.test("toFetchHandler() builds the PEP 3333 environ from the request", async
   assert.equal(env.REMOTE_PORT, "51234");
   assert.equal(env.HTTP_X_CUSTOM, "1");
   assert.equal(env.HTTP_ACCEPT, "text/html");
-  assert.equal(env.HTTP_HOST, undefined); // fetch Requests carry no Host header
+  // a fetch Request, like an HTTP/2 one, carries no Host header: the URL's authority stands in
+  assert.equal(env.HTTP_HOST, "example.com:8080");
   assert.equal(env.HTTP_X_UNDER, undefined);
   assert.equal(env.CONTENT_LENGTH, undefined);
   assert.deepEqual(env["wsgi.version"], [1, 0]);
