@@ -69,20 +69,20 @@ const HOP_BY_HOP = new Set([
 const fileWrapper: FileWrapper = (file, blockSize) => new FileChunks(file, blockSize);
 
 /**
- * Wraps a WSGI application as a fetch handler. For each request it builds the environ
- * (`PATH_INFO` percent-decoded with bytes as Latin-1 code units, `HTTP_*` headers; header names
- * containing `_` are dropped so they cannot impersonate `-` ones; `HTTP_HOST` is the URL's
- * authority when there is no Host header, as over HTTP/2), buffers the body into
- * `wsgi.input` up to `maxBodyBytes` (413 beyond, 400 for a body cut short), follows PEP 3333's `start_response` rules
- * (a second call needs an `excInfo`, which `null` is not; after the headers went out `excInfo`
- * is rethrown), sends `write()` output before the iterable's chunks, streams the iterable, and
- * calls its `close()` exactly once — also when the client goes away or the application fails.
- * The headers go out with the first non-empty chunk; an error before that is a 500 problem
- * response without the stack (which goes to `wsgi.errors`), an error after it aborts the body.
- * A declared `Content-Length` is kept to: bytes past it are cut and reported on `wsgi.errors`,
- * and a body that ends short is reported and fails (a 500, or an aborted body once the headers
- * went out). Hop-by-hop headers from the application are dropped. `SERVER_PROTOCOL` is
- * `HTTP/1.1`, as fetch does not expose the version.
+ * Wraps a WSGI application as a fetch handler. For each request it builds the environ (`PATH_INFO`
+ * percent-decoded with bytes as Latin-1 code units, `HTTP_*` headers; header names containing `_`
+ * are dropped so they cannot impersonate `-` ones; `HTTP_HOST` is the URL's authority when there is
+ * no Host header, as over HTTP/2), buffers the body into `wsgi.input` up to `maxBodyBytes` (413
+ * beyond, 400 for a body cut short), follows PEP 3333's `start_response` rules (a second call needs
+ * an `excInfo`, which `null` is not; after the headers went out `excInfo` is rethrown), sends
+ * `write()` output before the iterable's chunks, streams the iterable, and calls its `close()`
+ * exactly once — also when the client goes away or the application fails. The headers go out with
+ * the first non-empty chunk; an error before that is a 500 problem response without the stack
+ * (which goes to `wsgi.errors`), an error after it aborts the body. A declared `Content-Length` is
+ * kept to: bytes past it are cut and reported on `wsgi.errors`, and a body that ends short is
+ * reported and fails (a 500, or an aborted body once the headers went out). Hop-by-hop headers from
+ * the application are dropped. A HEAD answer has the `Content-Length` its GET would have, or none.
+ * `SERVER_PROTOCOL` is `HTTP/1.1`, as fetch does not expose the version.
  *
  * @param app The WSGI application.
  * @param options Body limit, error stream and file wrapper.

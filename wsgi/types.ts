@@ -12,7 +12,7 @@ export interface WsgiInput {
    * `None`) or negative; a `size` that is not an integer is a `TypeError`.
    */
   read(size?: number | null): Uint8Array;
-  /** Reads one line, newline included, of at most `size` bytes when `size` is a non-negative integer. */
+  /** Reads one line, newline included, of at most `size` bytes when `size` is not negative. */
   readline(size?: number | null): Uint8Array;
   /** Reads the remaining lines; stops after about `hint` bytes when `hint` is positive. */
   readlines(hint?: number | null): Uint8Array[];
