@@ -178,6 +178,8 @@ function write(response: Response, res: Writer, method: string, closing: boolean
   // 2. no body: HEAD, 1xx, 204, 304
   if (method === "HEAD" || status < 200 || status === 204 || status === 304) {
     stream?.cancel().catch(() => {});
+    // RFC 9110 §8.6: a 1xx or 204 has none (a HEAD's or a 304's is the GET's, kept)
+    if (status < 200 || status === 204) removeLength(head);
     res.writeHead(status, head);
     res.end();
     return;

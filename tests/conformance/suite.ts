@@ -92,6 +92,11 @@ export function conformanceApp(weft: WeftModule): Weft.App {
       get("/files/*path", (ctx) => ctx.json({ path: ctx.params.path })),
       get("/text", () => new Response("plain text")),
       head("/only-head", () => new Response(null, { headers: { "x-head": "1" } })),
+      // a 204 with the Content-Length some apps set on every answer
+      get(
+        "/no-content",
+        () => new Response(null, { status: 204, headers: { "content-length": "0" } }),
+      ),
       post("/echo", async (ctx) => new Response(await ctx.body())),
       get("/throw", () => {
         throw new Error("boom");
@@ -158,6 +163,17 @@ export const cases: Record<string, Case> = {
     }
     const own = await env.curl(["-I", `${env.http}/only-head`]);
     assert.equal(own.headers.get("x-head"), "1");
+  },
+  async "a 204 goes out without the Content-Length the app gave it, on HTTP/1.1 and HTTP/2"(env) {
+    // RFC 9110 §8.6: a server must not send Content-Length in a 204
+    for (
+      const flags of [["--http1.1", `${env.http}`], ["--http2", "--cacert", env.caFile, env.https]]
+    ) {
+      const base = flags.pop()!;
+      const res = await env.curl([...flags, `${base}/no-content`]);
+      assert.equal(res.status, 204);
+      assert.equal(res.headers.get("content-length"), null, flags[0]);
+    }
   },
   async "404 and 405 are problem+json, 405 carries Allow"(env) {
     const missing = await env.curl([`${env.http}/nope`]);
