@@ -8,7 +8,12 @@ import { createApp, type InternalApp, RESPOND } from "./_app.ts";
 import { problem } from "./http/problem.ts";
 import { describeError } from "./http/_log_escape.ts";
 import { serve as runtimeServe, writeStderr } from "./server/deno.ts";
-import type { ConnInfo, FetchFunction, ServerAddr } from "./server/types.ts";
+import {
+  type ConnInfo,
+  type FetchFunction,
+  INTENDED_CUT,
+  type ServerAddr,
+} from "./server/types.ts";
 import type { App, Handler } from "./types.ts";
 
 /** Options of {@linkcode serve}. */
@@ -142,8 +147,13 @@ export function serve(
       writeStderr(`Listening on ${tls ? "https" : "http"}://${shown}:${addr.port}/\n`);
     }),
     // What fails outside a Weft app's own recovery (a handler of a plain fetch app that throws,
-    // a response the runtime cannot send): logged as the app's errors are, then a 500.
+    // a response the runtime cannot send, a response body that fails once its head went out):
+    // logged as the app's errors are, then a 500. A body failed on purpose (sse() cutting a
+    // client that fell behind) is no failure: its error carries the answer itself (ignored,
+    // since the head went out).
     onError: (error) => {
+      const cut = (error as { [INTENDED_CUT]?: Response } | undefined)?.[INTENDED_CUT];
+      if (cut !== undefined) return cut;
       console.error(`weft: a request failed in the server: ${describeError(error)}`);
       return problem({ status: 500 });
     },

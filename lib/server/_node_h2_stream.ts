@@ -49,7 +49,7 @@ export function serveStream(
     }
   }
   const { checked, send, settle } = serving;
-  const done = (response: Response) => send(response, writer, method, false);
+  const done = (response: Response) => send(response, writer, method, false, state);
   const result = serving.handle(
     state,
     { method, url: headers[":path"] ?? "/", target: undefined, raw, http2: true },

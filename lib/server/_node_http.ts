@@ -263,7 +263,7 @@ export function onRequest(
   res: http.ServerResponse,
 ): void {
   const method = incoming.method ?? "GET";
-  const done = (response: Response) => send(response, res as Writer, method, this.closing);
+  const done = (response: Response) => send(response, res as Writer, method, this.closing, this);
   const result = dispatch(this, incoming, method, res, undefined, done);
   if (result instanceof Promise) settle(this, result, done);
   else if (result) done(checked(result));

@@ -3,7 +3,7 @@
 // load it, and bundlers that split code keep it out of the entry chunk). It imports no value
 // from the eager modules: a splitting bundler would otherwise move those into a chunk of their
 // own, which the entry would then load too.
-import type { Head, Writer } from "./_node_writer.ts";
+import type { Head, Reporter, Writer } from "./_node_writer.ts";
 
 function drained(res: Writer): Promise<void> {
   return new Promise((resolve) => {
@@ -40,7 +40,9 @@ function declaredLength(head: Head): number {
  * resets the stream (HTTP/2) after the bytes it delivered, and bytes past the declared length
  * are not sent, as Deno.serve does over HTTP/1.1; an empty body that declared a length becomes
  * a 500 (its head is not out yet). A failure cuts the response with `fail` (the error answer of
- * _node_send.ts); the promise rejects only when the body cannot be read at all (a locked stream).
+ * _node_send.ts) and goes to `reporter`, as Deno.serve reports a failed body to its `onError`
+ * (a client that went away is no failure); the promise rejects only when the body cannot be
+ * read at all (a locked stream).
  */
 export async function pipe(
   res: Writer,
@@ -49,6 +51,7 @@ export async function pipe(
   length: boolean,
   body: ReadableStream<Uint8Array>,
   fail: (res: Writer) => void,
+  reporter?: Reporter,
 ): Promise<void> {
   const reader = body.getReader();
   const declared = length ? declaredLength(head) : -1;
@@ -102,9 +105,12 @@ export async function pipe(
     if (gone) return;
     if (sent < declared) fail(res);
     else res.end();
-  } catch {
+  } catch (error) {
     // The body failed midway (or the client left): abort, so the client sees a cut body.
-    if (!gone) fail(res);
+    if (!gone) {
+      fail(res);
+      reporter?.onError?.(error);
+    }
   } finally {
     res.off("close", onClose);
   }

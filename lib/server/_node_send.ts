@@ -17,10 +17,10 @@ import {
   STATUS,
   TEXT_TYPE,
 } from "./_node_response.ts";
-import type { Head, Writer } from "./_node_writer.ts";
+import type { Head, Reporter, Writer } from "./_node_writer.ts";
 import { lazy } from "./_node_lazy.ts";
 
-export type { Head, Writer } from "./_node_writer.ts";
+export type { Head, Reporter, Writer } from "./_node_writer.ts";
 
 // What the two head builders found among the fields they copied.
 const TYPED = 1; // a Content-Type
@@ -118,15 +118,27 @@ export function bodyAtHand(response: Response): Uint8Array | string | undefined 
  * Writes `response` to Node's response. Never throws: a response that cannot be written (a
  * header Node refuses) becomes an empty 500, or a reset once the head is out.
  */
-export function send(response: Response, res: Writer, method: string, closing: boolean): void {
+export function send(
+  response: Response,
+  res: Writer,
+  method: string,
+  closing: boolean,
+  reporter?: Reporter,
+): void {
   try {
-    write(response, res, method, closing);
+    write(response, res, method, closing, reporter);
   } catch {
     fail(res);
   }
 }
 
-function write(response: Response, res: Writer, method: string, closing: boolean): void {
+function write(
+  response: Response,
+  res: Writer,
+  method: string,
+  closing: boolean,
+  reporter: Reporter | undefined,
+): void {
   // 0. the common case, its head made in one piece: a light response with a string body and no
   //    header but the type that body implies (text, or JSON from Response.json()); its status is
   //    one that has a body (the constructor refuses a body with any other)
@@ -207,7 +219,7 @@ function write(response: Response, res: Writer, method: string, closing: boolean
   const length = (found & LENGTH) !== 0;
   const module = pipes.value;
   if (module !== undefined) {
-    module.pipe(res, status, head, length, stream, fail).catch(() => fail(res));
+    module.pipe(res, status, head, length, stream, fail, reporter).catch(() => fail(res));
     return;
   }
   let gone = false; // the client left while the module loaded
@@ -216,7 +228,7 @@ function write(response: Response, res: Writer, method: string, closing: boolean
   pipes.load().then(({ pipe }) => {
     res.off("close", leave);
     if (gone) stream.cancel().catch(() => {});
-    else pipe(res, status, head, length, stream, fail).catch(() => fail(res));
+    else pipe(res, status, head, length, stream, fail, reporter).catch(() => fail(res));
   }, () => {
     stream.cancel().catch(() => {});
     fail(res);

@@ -20,3 +20,11 @@ export interface Writer {
 
 /** A response head: names and values, alternating; Content-Length too is written as a string. */
 export type Head = string[];
+
+/**
+ * Where a body that fails once its head was written is reported: the server's state, whose
+ * `onError` is serve()'s (it logs the failure, or leaves out a body cut on purpose).
+ */
+export interface Reporter {
+  readonly onError?: (error: unknown) => unknown;
+}

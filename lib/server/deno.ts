@@ -20,7 +20,7 @@ import type {
   ShutdownRegistry,
   SyncFile,
 } from "./types.ts";
-import { INTENDED_CUT, SHUTDOWN } from "./types.ts";
+import { SHUTDOWN } from "./types.ts";
 import { isHost } from "../http/host.ts";
 import { problem } from "../http/problem.ts";
 import { atHand } from "./_deno_body.ts";
@@ -248,12 +248,9 @@ export function serve(fetch: FetchFunction, options: RuntimeServeOptions): Runti
     port: options.port,
     hostname: options.hostname,
     onListen: options.onListen ?? (() => {}),
-    // A body failed on purpose (sse() cutting a client that fell behind) is no failure, but
-    // Deno.serve reports every failed body to onError, which serve() logs: such an error
-    // carries the answer itself (ignored, since the head went out).
-    onError: (error) =>
-      (error as { [INTENDED_CUT]?: Response } | undefined)?.[INTENDED_CUT] ??
-        options.onError!(error),
+    // Deno.serve reports every failed body here; serve()'s onError logs it, or leaves out a body
+    // failed on purpose (INTENDED_CUT).
+    onError: options.onError!,
     ...tls,
   }, (request, info) => {
     // Deno builds request.url from Host: a Host with a path in it would choose the route.

@@ -37,9 +37,9 @@ export const SHUTDOWN: unique symbol = Symbol("weft.shutdown");
 /**
  * Marks the error with which a response body was failed on purpose, to cut the response (an
  * event stream whose client fell behind, or which the server's shutdown ends), and holds the
- * Response the Deno adapter's `onError` returns for it instead of reporting it: Deno.serve
- * reports every failed body to `onError`, which `serve()` logs as a failure of the server. The
- * Node adapter reports no failed body.
+ * Response that `serve()`'s `onError` returns for it instead of logging it: both adapters
+ * report every failed body to `onError` (Deno.serve itself, the Node adapter in
+ * lib/server/_node_pipe.ts), which `serve()` logs as a failure of the server.
  */
 export const INTENDED_CUT: unique symbol = /* @__PURE__ */ Symbol("weft.cut");
 

@@ -10,6 +10,7 @@ import * as net from "node:net";
 import { promisify } from "node:util";
 import type { Env } from "./suite.ts";
 import type * as Weft from "../../mod.ts";
+import { eventually } from "../_deadline.ts";
 
 type Case = (env: Env) => Promise<void>;
 
@@ -473,6 +474,52 @@ export const appCases: Record<string, Case> = {
       const line = logged.find((text) => text.includes("plain fetch failed"));
       assert.ok(line !== undefined, `nothing logged: ${JSON.stringify(logged)}`);
       assert.ok(line.includes("plain fetch failed\\x0d\\x0aforged: line"), line);
+    } finally {
+      console.error = quietErrors;
+    }
+  },
+
+  async "a response body that fails after its head is cut and logged, over HTTP/1.1 and HTTP/2"(
+    env,
+  ) {
+    const { get, router } = env.weft;
+    const encoder = new TextEncoder();
+    const app = router([get("/report", () => {
+      let sent = false;
+      return new Response(
+        new ReadableStream<Uint8Array>({
+          async pull(controller) {
+            if (!sent) {
+              sent = true;
+              controller.enqueue(encoder.encode("first rows\n"));
+              return;
+            }
+            await new Promise((resolve) => setTimeout(resolve, 10)); // after the head went out
+            controller.error(new Error("the cursor broke\r\nforged: line"));
+          },
+        }, { highWaterMark: 0 }),
+        { headers: { "content-type": "text/plain" } },
+      );
+    })]);
+    const logged: string[] = [];
+    const quietErrors = console.error;
+    console.error = (...args: unknown[]) => logged.push(args.map(String).join(" "));
+    try {
+      await withServer(env, app, async (base) => {
+        // HTTP/1.1: the connection closes without the last chunk (curl's error 18); h2c: the
+        // stream is reset (curl's error 92)
+        for (const [flag, code] of [["--http1.1", 18], ["--http2-prior-knowledge", 92]] as const) {
+          const cut = await env.curl([flag, `${base}/report`]).then(
+            () => "complete",
+            (error: Error) => error.message,
+          );
+          assert.match(cut, new RegExp(`curl: \\(${code}\\)`), flag);
+          await eventually(`the failure over ${flag} to be logged`, () => logged.length > 0);
+          const line = logged.join("\n");
+          assert.ok(line.includes("the cursor broke\\x0d\\x0aforged: line"), line);
+          logged.length = 0;
+        }
+      });
     } finally {
       console.error = quietErrors;
     }
