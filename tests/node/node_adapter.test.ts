@@ -1154,6 +1154,20 @@ describe("limits and shutdown", () => {
     });
   });
 
+  test(`${flag("asteriskTarget")} OPTIONS * gets 400 before the app`, async () => {
+    const reached = countingApp();
+    await withServer(reached.app, async (_base, server) => {
+      for (const method of ["OPTIONS", "GET"]) {
+        const raw = await rawRequest(
+          server.addr.port,
+          `${method} * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+        );
+        assert.match(await readToClose(raw, 5_000), /^HTTP\/1\.1 400 /, method);
+      }
+      assert.equal(reached.calls, 0);
+    });
+  });
+
   test(`${flag("streamFailsBeforeFirstByte")} a body stream that fails before its first chunk is a 500 without a body`, async () => {
     const app = (() =>
       new Response(

@@ -113,6 +113,16 @@ export const RUNTIME_DIFFERENCES = {
     why: "RFC 9112 §3.2 allows either (a target is ASCII; a server may refuse other bytes), and " +
       "node:http gives the adapter no raw target to encode; every client encodes its targets",
   },
+  asteriskTarget: {
+    deno: "OPTIONS * (RFC 9112 §3.2.4's asterisk-form, a question about the server as a whole) " +
+      "reaches the app as the path /*, as OPTIONS /* does: with a wildcard route it gets the " +
+      "router's 204 and Allow; * with any other method gets Deno.serve's own 400, no body",
+    node: "the adapter answers 400 to any request with the target *, OPTIONS included, with a " +
+      "problem+json body (the request target or Host is malformed), before the app",
+    why: "Deno.serve gives OPTIONS * and OPTIONS /* the same URL (http://host/*), so the app " +
+      "cannot tell them apart; RFC 9110 §9.3.7 leaves OPTIONS * optional, and answering it on " +
+      "Node as the path /* would route a question about the server to a resource",
+  },
   streamFailsBeforeFirstByte: {
     deno: "a response body stream that fails before its first chunk goes out as the head with " +
       "the response's status, then the connection is cut (the client sees a broken body)",
