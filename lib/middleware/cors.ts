@@ -114,7 +114,9 @@ function compileOrigin(origin: CorsOrigin): Match {
  * short-circuits, it adds `Access-Control-Allow-Methods`, `-Allow-Headers` and `-Max-Age` to
  * that answer. Whenever `Access-Control-Allow-Origin` depends on the request (every
  * configuration but `"*"`), `Origin` is merged into the response's `Vary`, for disallowed and
- * non-CORS requests too, so caches never serve one origin's answer to another.
+ * non-CORS requests too, so caches never serve one origin's answer to another. Put it in a
+ * chain or a group, whose middleware wrap the router's OPTIONS answers: as the middleware of a
+ * route of another method it never sees the preflight, which then carries no CORS headers.
  *
  * @param options Allowed origins, methods and headers, credentials, preflight cache time.
  * @returns The middleware.
