@@ -1261,6 +1261,48 @@ describe("limits and shutdown", () => {
     assert.equal(signal?.aborted, false);
   });
 
+  test(`${flag("bodyFailsAfterClientLeft")} a body that fails because its client left is not logged`, async () => {
+    let aborted = 0;
+    const app = weft.router([
+      weft.get("/proxy", (ctx) => {
+        const signal = ctx.req.signal;
+        return new Response(
+          new ReadableStream<Uint8Array>({
+            start(controller) {
+              controller.enqueue(new TextEncoder().encode("first\n"));
+              // as a body fetched with the request's signal fails when the client leaves
+              signal.addEventListener("abort", () => {
+                aborted++;
+                controller.error(signal.reason);
+              });
+            },
+          }),
+        );
+      }),
+    ]);
+    const logged: string[] = [];
+    const quietErrors = console.error;
+    console.error = (...args: unknown[]) => logged.push(args.map(String).join(" "));
+    try {
+      await withServer(app, async (_base, server) => {
+        const socket = connect(server.addr.port, "127.0.0.1");
+        socket.on("error", () => {});
+        socket.write("GET /proxy HTTP/1.1\r\nHost: x\r\n\r\n");
+        await withDeadline(
+          new Promise((resolve) => socket.once("data", resolve)),
+          5_000,
+          "the head",
+        );
+        socket.destroy();
+        // the body's failure reaches the adapter in the microtasks after the abort
+        await eventually("the handler's signal to abort", () => aborted === 1);
+      });
+      assert.deepEqual(logged, []);
+    } finally {
+      console.error = quietErrors;
+    }
+  });
+
   test(`${flag("listenAddress")} with a host name, the port is known from onListen on`, async () => {
     let listened!: (port: number) => void;
     const port = new Promise<number>((resolve) => listened = resolve);

@@ -131,6 +131,15 @@ export const RUNTIME_DIFFERENCES = {
     why: "Deno.serve writes the head as soon as the handler answers; Node's answer is the more " +
       "useful one, and neither lets a client take the broken body for a whole one",
   },
+  bodyFailsAfterClientLeft: {
+    deno: "a response body that fails because its client went away (a proxied body that fails " +
+      "with the request's aborted signal) is reported by Deno.serve to onError, twice, and " +
+      "serve() logs each as a failure of the server",
+    node: "the adapter, which saw the client go and cancelled the body, reports nothing; a body " +
+      "that fails while its client is still there is logged on both",
+    why: "Deno.serve's onError gets the error alone, without the request or a sign that its " +
+      "client left, and the app's AbortError cannot be told from the runtime's by its type",
+  },
   hostlessHttp11: {
     deno: "an HTTP/1.1 request without Host is served, its URL naming localhost and the port",
     node: "node:http answers it 400 before Weft sees it (RFC 9112 §3.2); HTTP/1.0 without Host " +
