@@ -46,7 +46,8 @@ export interface LoggerOptions {
   /**
    * Receives each formatted line (without a newline, never coloured) and its record. When
    * absent, lines go to standard error, coloured only when it is a terminal and `NO_COLOR`
-   * is not set. A sink that throws is ignored: logging never fails a request.
+   * is not set. A sink that throws, or returns a promise that rejects (an `async` sink), is
+   * ignored: logging never fails a request. Its promise is not waited for.
    *
    * @default {undefined}
    */
@@ -127,7 +128,12 @@ export function logger(options: LoggerOptions = {}): Middleware {
   function emit(record: LogRecord): void {
     try {
       if (sink !== undefined) {
-        sink(json ? JSON.stringify(record) : formatText(record, false), record);
+        const pending: unknown = sink(
+          json ? JSON.stringify(record) : formatText(record, false),
+          record,
+        );
+        // An async sink's failure must not go unhandled: it would end the process.
+        if (pending instanceof Promise) pending.catch(() => {});
       } else {
         writeStderr((json ? JSON.stringify(record) : formatText(record, color)) + "\n");
       }

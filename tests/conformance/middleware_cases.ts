@@ -3,6 +3,7 @@
 // over Env, no runtime APIs) so that the Node runner can run them against the npm build; each
 // case starts the servers it needs and shuts them down.
 import assert from "node:assert/strict";
+import process from "node:process";
 import type { Env, WeftModule } from "./suite.ts";
 import { RawClient } from "./websocket_cases.ts";
 import type * as Weft from "../../mod.ts";
@@ -20,6 +21,32 @@ export interface Servers {
   http: string;
   /** TLS server (h2 and http/1.1 via ALPN), no trailing slash. */
   https: string;
+}
+
+/**
+ * The promise rejections left unhandled while `fn` runs and in the two turns after it, on either
+ * runtime (Deno dispatches an event on globalThis, Node emits on process); each would end the
+ * process outside a test runner.
+ */
+async function unhandledRejections(fn: () => Promise<void>): Promise<unknown[]> {
+  const seen: unknown[] = [];
+  const target = globalThis as Partial<EventTarget>;
+  const onEvent = (event: Event) => {
+    event.preventDefault();
+    seen.push((event as PromiseRejectionEvent).reason);
+  };
+  const onReason = (reason: unknown) => seen.push(reason);
+  const deno = typeof target.addEventListener === "function";
+  if (deno) target.addEventListener!("unhandledrejection", onEvent);
+  else process.on("unhandledRejection", onReason);
+  try {
+    await fn();
+    for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setTimeout(resolve, 0));
+  } finally {
+    if (deno) target.removeEventListener!("unhandledrejection", onEvent);
+    else process.off("unhandledRejection", onReason);
+  }
+  return seen;
 }
 
 /** Starts a plain and a TLS server for `app`, runs `fn`, and always shuts both down. */
@@ -282,6 +309,32 @@ export const middlewareCases: Record<string, (env: Env) => Promise<void>> = {
       [["GET", "/items/7", 200], ["GET", "/nope", 404]],
     );
     assert.ok(lines.every((line) => !line.includes("hunter")));
+  },
+
+  async "logger: an async sink that rejects is ignored, never an unhandled rejection"(env) {
+    const { chain, get, logger, router } = weft(env);
+    let calls = 0;
+    const app = chain(
+      [logger({
+        sink: async () => {
+          calls++;
+          await Promise.resolve();
+          throw new Error("the log store is down");
+        },
+      })],
+      router([get("/", (ctx) => ctx.text("ok"))]),
+    );
+    const unhandled = await unhandledRejections(async () => {
+      await withServers(env, app, async (servers) => {
+        const res = await env.curl(["--http1.1", `${servers.http}/`]);
+        assert.equal(res.status, 200);
+        assert.equal(res.body, "ok");
+      });
+      const res = await app.fetch(new Request("http://localhost/"));
+      assert.equal(await res.text(), "ok");
+    });
+    assert.equal(calls, 2);
+    assert.deepEqual(unhandled.map(String), []);
   },
 
   async "logger and the error reporter escape controls that a raw request carries"(env) {
