@@ -20,7 +20,10 @@ const MAX_AHEAD_BYTES = 65_536;
  *
  * 1. `ctx.req.signal` aborts (with a `TimeoutError` `DOMException`) when the deadline passes,
  *    as it does when the client goes away, so a handler passing it on to `fetch()`, a database
- *    driver or its own loop stops its work.
+ *    driver or its own loop stops its work. So does the signal of a request that a later
+ *    middleware puts in `ctx.req` (`ctx.req = new Request(ctx.req, init)`). A copy left out of
+ *    `ctx.req` (`new Request(ctx.req)`, `fetch(ctx.req)`) takes the runtime's own signal: give
+ *    it `signal: ctx.req.signal`.
  * 2. If the response has not started by then, the client gets a 503 problem response at once;
  *    the handler's response, when it comes, is discarded (its body cancelled).
  * 3. If the response has started and its body is still streaming at the deadline, the body is
@@ -68,22 +71,18 @@ export function timeout(ms: number): Middleware {
   const detail = `The response was not ready within ${ms} ms`;
 
   return async function timeout(ctx, next) {
-    // 1. the deadline, and a request signal that aborts at it, made when the app first reads
-    //    it: on Deno, reading the runtime's signal is what exposes an app to its legacy abort
-    //    after a successful response, and what makes Deno warn about that (once per process)
+    // 1. the deadline, and a request signal that aborts at it; so does the signal of a request
+    //    that a later middleware puts in ctx.req (a copy made with `new Request(ctx.req, init)`
+    //    takes the runtime's signal, not this one)
     const deadline = new AbortController();
-    const request = ctx.req;
-    const outer = Object.getOwnPropertyDescriptor(request, "signal"); // an outer timeout()'s
-    const proto = Object.getPrototypeOf(request);
-    let signal: AbortSignal | undefined;
-    Object.defineProperty(request, "signal", {
-      get: () =>
-        signal ??= AbortSignal.any([
-          outer === undefined
-            ? Reflect.get(proto, "signal", request)
-            : outer.get?.call(request) ?? outer.value,
-          deadline.signal,
-        ]),
+    follow(ctx.req, deadline.signal);
+    const req = descriptorOf(ctx, "req"); // Context's, or an outer timeout()'s
+    Object.defineProperty(ctx, "req", {
+      get: req.get,
+      set(request: Request) {
+        req.set!.call(this, request);
+        follow(request, deadline.signal);
+      },
       configurable: true,
     });
     let expired!: () => void;
@@ -122,6 +121,34 @@ export function timeout(ms: number): Middleware {
     const rest = resume(reader, ahead.chunks, ahead.pending);
     return new Response(cutAt(rest, deadline.signal, () => clearTimeout(timer)), res);
   };
+}
+
+// Makes `request.signal` abort at the deadline too. The signal is made when the app first reads
+// it: on Deno, reading the runtime's signal is what exposes an app to its legacy abort after a
+// successful response, and what makes Deno warn about that (once per process).
+function follow(request: Request, deadline: AbortSignal): void {
+  const outer = Object.getOwnPropertyDescriptor(request, "signal"); // an outer timeout()'s
+  const proto = Object.getPrototypeOf(request);
+  let signal: AbortSignal | undefined;
+  Object.defineProperty(request, "signal", {
+    get: () =>
+      signal ??= AbortSignal.any([
+        outer === undefined
+          ? Reflect.get(proto, "signal", request)
+          : outer.get?.call(request) ?? outer.value,
+        deadline,
+      ]),
+    configurable: true,
+  });
+}
+
+// The descriptor of `key` on `object` or the nearest of its prototypes that has one.
+function descriptorOf(object: object, key: string): PropertyDescriptor {
+  for (let o: object | null = object; o !== null; o = Object.getPrototypeOf(o)) {
+    const descriptor = Object.getOwnPropertyDescriptor(o, key);
+    if (descriptor !== undefined) return descriptor;
+  }
+  throw new TypeError(`Cannot apply timeout(): the context has no ${key}`);
 }
 
 // Whether the response is a `text/event-stream` (the media type's essence, whatever its

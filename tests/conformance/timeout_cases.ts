@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import type { Env } from "./suite.ts";
 import type * as Weft from "../../mod.ts";
-import { withDeadline } from "../_deadline.ts";
+import { eventually, withDeadline } from "../_deadline.ts";
 
 async function withServer(env: Env, app: Weft.App, fn: (base: string) => Promise<void>) {
   const server = env.weft.serve(app, { port: 0, hostname: "127.0.0.1", onListen() {} });
@@ -54,6 +54,39 @@ export const timeoutCases: Record<string, (env: Env) => Promise<void>> = {
       assert.equal(large.headers.get("transfer-encoding"), null);
       const bytes = await env.curl(["--http1.1", `${base}/large-bytes`]);
       assert.equal(bytes.headers.get("content-length"), "200000");
+    });
+  },
+
+  async "timeout(): the signal of a request that a later middleware put in ctx.req aborts too"(
+    env,
+  ) {
+    const { get, group, router, timeout } = env.weft;
+    const reasons: Record<string, string> = {};
+    // ctx.req replaced by a copy (`new Request(ctx.req, init)` takes the runtime's signal), once
+    // or once inside each of two timeouts
+    const rewrite: Weft.Middleware = (ctx, next) => {
+      ctx.req = new Request(ctx.req, { headers: { "x-rewritten": "1" } });
+      return next();
+    };
+    const slow: Weft.Handler = (ctx) =>
+      new Promise<Response>((resolve) => {
+        const signal = ctx.req.signal;
+        signal.addEventListener("abort", () => {
+          reasons[ctx.path] = (signal.reason as DOMException).name;
+          resolve(new Response("too late"));
+        });
+      });
+    const app = router([
+      group("/once", [timeout(100), rewrite], [get("/", slow)]),
+      group("/nested", [timeout(60_000), rewrite, timeout(100), rewrite], [get("/", slow)]),
+    ]);
+    await withServer(env, app, async (base) => {
+      for (const path of ["/once", "/nested"]) {
+        const res = await env.curl(["--http1.1", `${base}${path}`]);
+        assert.equal(res.status, 503, path);
+        await eventually(`the signal of ${path} to abort`, () => reasons[path] !== undefined);
+        assert.equal(reasons[path], "TimeoutError", path);
+      }
     });
   },
 
