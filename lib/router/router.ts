@@ -128,7 +128,8 @@ export type PrefixedRoutes<Prefix extends string, M extends readonly unknown[], 
 export interface RouterOptions extends AppHooks {
   /**
    * `"strict"`: `/a/` and `/a` are different paths. `"redirect"`: a miss whose other form (with
-   * or without the trailing slash) matches is answered with a 308 to that form.
+   * or without the trailing slash) matches is answered with a 308 to that form, inside the
+   * middleware of that form's groups (a `cors()` there decorates it).
    *
    * @default {"strict"}
    */
@@ -476,9 +477,20 @@ export function router(routes: readonly (Route | Group)[], options: RouterOption
   const notFound = options.notFound;
   const find = options.compile === false ? tree.find.bind(tree) : tree.compile();
 
-  // 405 with Allow, or the automatic OPTIONS answer, for a path that has routes.
+  // 405 with Allow, or the automatic OPTIONS answer, for a path that has routes; for one whose
+  // other form has them (trailingSlash: "redirect"), a 308 to that form.
   function refuse(ctx: Context): Response {
     const allowed = tree.methodsFor(ctx.decodedPath);
+    if (allowed.length === 0) {
+      const url = ctx.req.url;
+      const query = url.indexOf("?");
+      // The path as sent may start with "/\" or "//", which a browser would take for a host.
+      const location = sameOriginPath(otherForm(ctx.path));
+      return new Response(null, {
+        status: 308,
+        headers: { location: query === -1 ? location : location + url.slice(query) },
+      });
+    }
     if (!allowed.includes("OPTIONS")) allowed.push("OPTIONS");
     const allow = allowed.join(", ");
     if (ctx.req.method === "OPTIONS") {
@@ -491,20 +503,13 @@ export function router(routes: readonly (Route | Group)[], options: RouterOption
   }
 
   function miss(ctx: Context, path: string, encoded: boolean): Response | Promise<Response> {
-    const allowed = tree.methodsFor(path);
+    let allowed = tree.methodsFor(path);
+    // with trailingSlash: "redirect", a path whose other form has routes is answered with a 308
+    // to that form (by refuse()), inside the middleware of that form's groups
+    if (allowed.length === 0 && redirect && path !== "/") {
+      allowed = tree.methodsFor(path = otherForm(path));
+    }
     if (allowed.length === 0) {
-      if (redirect && path !== "/") {
-        if (tree.methodsFor(otherForm(path)).length > 0) {
-          const url = ctx.req.url;
-          const query = url.indexOf("?");
-          // The path as sent may start with "/\" or "//", which a browser would take for a host.
-          const location = sameOriginPath(otherForm(ctx.path));
-          return new Response(null, {
-            status: 308,
-            headers: { location: query === -1 ? location : location + url.slice(query) },
-          });
-        }
-      }
       if (notFound !== undefined) return notFound(ctx);
       return problem({ status: 404, detail: `No route matches ${ctx.path}` });
     }

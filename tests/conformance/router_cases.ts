@@ -7,6 +7,47 @@ import { RawClient } from "./websocket_cases.ts";
 
 /** The cases, by name. */
 export const routerCases: Record<string, (env: Env) => Promise<void>> = {
+  async "router: a group's middleware wrap the trailing-slash 308 to its paths, as cors() needs"(
+    env,
+  ) {
+    const { cors, get, group, router, serve } = env.weft;
+    const origin = "https://app.example";
+    const seen: string[] = [];
+    const app = router([
+      get("/", (ctx) => ctx.text("home")),
+      group("/api", [cors({ origin }), (ctx, next) => {
+        seen.push(`${ctx.route} ${JSON.stringify(ctx.params)}`);
+        return next();
+      }], [get("/notes/:id", (ctx) => ctx.text(`note ${ctx.params.id}`))]),
+    ], { trailingSlash: "redirect" });
+    const server = serve(app, { port: 0, hostname: "127.0.0.1", onListen() {} });
+    try {
+      const base = `http://127.0.0.1:${server.addr.port}`;
+      for (
+        const answer of [app.fetch, (request: Request) => fetch(request, { redirect: "manual" })]
+      ) {
+        seen.length = 0;
+        const res = await answer(
+          new Request(`${base}/api/notes/7/?full=1`, { headers: { origin } }),
+        );
+        await res.body?.cancel();
+        // a browser follows a cross-origin redirect only when it passes the CORS check
+        assert.equal(res.status, 308);
+        assert.equal(res.headers.get("location"), "/api/notes/7?full=1");
+        assert.equal(res.headers.get("access-control-allow-origin"), origin);
+        assert.equal(res.headers.get("vary"), "Origin");
+        assert.deepEqual(seen, ['/api/notes/:id {"id":"7"}']);
+      }
+      // a 404 still runs no group's middleware
+      const missing = await app.fetch(new Request(`${base}/api/nothing/`, { headers: { origin } }));
+      assert.equal(missing.status, 404);
+      assert.equal(missing.headers.get("access-control-allow-origin"), null);
+      await missing.body?.cancel();
+    } finally {
+      await server.shutdown();
+    }
+  },
+
   async "router: a trailing-slash 308 never points at another host, for raw /\\, // and escapes"(
     env,
   ) {
