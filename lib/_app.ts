@@ -35,21 +35,27 @@ function defaultReporter(error: unknown, ctx: Context): void {
 
 /**
  * Records an error on the context and hands it to the app's `onError` hook, or to
- * console.error without one; returns the response the hook chose, if any (it never throws).
+ * console.error without one or when the hook fails; returns the response the hook chose, if
+ * any (it never throws).
  */
 export function report(ctx: Context, error: unknown): Response | undefined {
   ctx.error = error;
   const onError = (ctx as Settled)[HOOKS]?.onError;
   try {
-    if (onError === undefined) defaultReporter(error, ctx);
-    else {
-      const res: unknown = onError(error, ctx);
-      if (isResponse(res)) return res;
-      // A promise is not waited for; its failure must not go unhandled.
-      if (res instanceof Promise) res.catch(() => {});
+    if (onError !== undefined) {
+      try {
+        const res: unknown = onError(error, ctx);
+        if (isResponse(res)) return res;
+        // A promise is not waited for; if it fails, the error is written as without the hook.
+        if (res instanceof Promise) res.catch(() => defaultReporter(error, ctx));
+        return;
+      } catch {
+        // A failing hook must not turn one error into two, nor lose the first: written below.
+      }
     }
+    defaultReporter(error, ctx);
   } catch {
-    // A failing hook must not turn one error into two.
+    // console.error itself failed: nothing is left to tell.
   }
 }
 

@@ -84,7 +84,8 @@ export interface AppHooks {
    * Receives every error that becomes a 500 (a throw that is not an `HttpError`, a handler
    * that returns no Response, a failing WebSocket handler without its own `onError`) instead
    * of console.error. It may return a Response, synchronously, to answer with instead of the
-   * 500 problem; errors after the response has gone (WebSocket handlers) only reach it.
+   * 500 problem; errors after the response has gone (WebSocket handlers) only reach it. When
+   * it throws, or returns a promise that rejects, the error goes to console.error after all.
    */
   onError?: (error: unknown, ctx: Context) => Response | void;
 }

@@ -525,6 +525,41 @@ export const appCases: Record<string, Case> = {
     }
   },
 
+  async "an onError hook that throws or rejects loses nothing: the error is written as without it"(
+    env,
+  ) {
+    const { get, router } = env.weft;
+    const logged: string[] = [];
+    const quietErrors = console.error;
+    console.error = (...args: unknown[]) => logged.push(args.map(String).join(" "));
+    try {
+      for (
+        const onError of [
+          () => {
+            throw new Error("the error tracker is down");
+          },
+          () => Promise.reject(new Error("the error tracker is down")),
+        ]
+      ) {
+        logged.length = 0;
+        const app = router([get("/charge", () => {
+          throw new Error("the card was declined twice");
+        })], { onError });
+        const res = await app.fetch(new Request("http://localhost/charge"));
+        assert.equal(res.status, 500);
+        assert.equal(res.headers.get("content-type"), "application/problem+json");
+        await res.body?.cancel();
+        await eventually("the error to be written", () => logged.length > 0);
+        assert.ok(
+          logged[0].startsWith("weft: GET /charge failed: Error: the card was declined twice"),
+          logged[0],
+        );
+      }
+    } finally {
+      console.error = quietErrors;
+    }
+  },
+
   async "an absolute-form target without a path is routed as /, not on its query"(env) {
     const { get, router } = env.weft;
     const app = router([
