@@ -132,9 +132,10 @@ export const BUDGETS: readonly Budget[] = [
     // what a URI cannot hold (34 B alone); 14,846 B once a response body that fails after its
     // head went out is reported to serve()'s onError, which logs it, as Deno.serve reports it
     // (the Node adapter dropped the error silently; 15 B); 14,844 B with the router's 308 above;
-    // 14,851 B with the failing onError hook above (7 B).
+    // 14,851 B with the failing onError hook above (7 B); 14,864 B once a 1xx's or 204's
+    // Content-Length is left out (RFC 9110 §8.6: node:http sent the one the app gave; 13 B).
     // The anchor measured the same way on hono 4.13.19 and @hono/node-server 2.1.8: 13,847 B.
-    ceiling: 14_851,
+    ceiling: 14_869,
     anchor: "hono/tiny + @hono/node-server's serve measured the same way; goal 10,000 B",
   },
   {
