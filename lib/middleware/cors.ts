@@ -25,7 +25,8 @@ export interface CorsOptions {
    * against the `Origin` (anchor it: `/^https:\/\/[a-z]+\.example\.com$/`); a function
    * receives the `Origin` and the context and returns whether to allow it. The opaque origin
    * `"null"` (sandboxed frames, `file:` pages, some redirects) is never matched by a string,
-   * list or RegExp; only a function can allow it.
+   * list or RegExp; only a function can allow it. A listed origin must be written as browsers
+   * send it (`scheme://host[:port]`: no path, no default port, a name past ASCII as punycode).
    *
    * @default {"*"}
    */
@@ -102,7 +103,28 @@ function compileOrigin(origin: CorsOrigin): Match {
     if (entry === "*") fail(`"*" cannot be part of a list; use origin: "*" alone`);
     // Browsers serialize origins in lower case without a trailing slash.
     const normalized = entry.toLowerCase().replace(/\/$/, "");
-    if (normalized !== "null") allowed.add(normalized);
+    if (normalized === "null") continue;
+    // An entry that is not an origin as browsers write it would never match: a path, a default
+    // port ("https://app.example:443"), a name past ASCII (sent as punycode).
+    let serialized: string | undefined;
+    try {
+      const url = new URL(normalized);
+      serialized = url.origin !== "null" ? url.origin : /^[a-z][a-z0-9+.-]*:\/\/[^/?#]+$/
+          .test(normalized)
+        ? normalized // a scheme the URL standard gives no origin (chrome-extension://id)
+        : undefined;
+    } catch {
+      // not a URL at all
+    }
+    if (serialized !== normalized) {
+      fail(
+        `origin ${
+          JSON.stringify(entry)
+        } is not an origin as browsers send it (scheme://host[:port]` +
+          (serialized === undefined ? ")" : `); write ${JSON.stringify(serialized)}`),
+      );
+    }
+    allowed.add(normalized);
   }
   return (value) => allowed.has(value.toLowerCase());
 }
@@ -120,8 +142,10 @@ function compileOrigin(origin: CorsOrigin): Match {
  *
  * @param options Allowed origins, methods and headers, credentials, preflight cache time.
  * @returns The middleware.
- * @throws {TypeError} When `credentials: true` is combined with `origin: "*"`, or an option
- * is malformed.
+ * @throws {TypeError} When `credentials: true` is combined with `origin: "*"` or with `"*"` in
+ * `methods`, `allowHeaders` or `exposeHeaders` (a browser reads it as a name then, not as a
+ * wildcard), when a listed origin is not written as browsers send it, or an option is
+ * malformed.
  * @throws {RangeError} When `maxAge` is not a non-negative integer.
  *
  * @example Allow one origin, with credentials
@@ -177,6 +201,18 @@ export function cors(options: CorsOptions = {}): Middleware {
     ? undefined
     : tokenList("allowHeaders", options.allowHeaders);
   const exposeHeaders = tokenList("exposeHeaders", options.exposeHeaders ?? []);
+  // The Fetch standard reads "*" as a wildcard only for requests without credentials: with
+  // them, a browser takes it as a header or method named "*", and refuses every call.
+  if (credentials) {
+    for (const [name, list] of [["methods", methods], ["allowHeaders", allowHeaders]] as const) {
+      if (list?.split(", ").includes("*")) {
+        fail(`${name} "*" is no wildcard with credentials: true; list the names`);
+      }
+    }
+    if (exposeHeaders.split(", ").includes("*")) {
+      fail('exposeHeaders "*" is no wildcard with credentials: true; list the names');
+    }
+  }
   const maxAge = options.maxAge;
   if (maxAge !== undefined && (!Number.isSafeInteger(maxAge) || maxAge < 0)) {
     throw new RangeError(`Cannot create cors(): maxAge ${maxAge} is not a non-negative integer`);

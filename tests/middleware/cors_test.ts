@@ -122,6 +122,35 @@ Deno.test("cors() rejects malformed options when it is created", () => {
   assert.throws(() => cors({ origin: [ALLOWED, 7 as unknown as string] }), TypeError);
 });
 
+Deno.test('cors() refuses "*" in methods or headers with credentials, where browsers take it literally', () => {
+  // Fetch: with credentials, "*" in Access-Control-Allow-Methods, -Allow-Headers or
+  // -Expose-Headers names a method or header "*", so every call the config meant to allow fails
+  for (const option of ["methods", "allowHeaders", "exposeHeaders"] as const) {
+    assert.throws(
+      () => cors({ origin: ALLOWED, credentials: true, [option]: ["x-a", "*"] }),
+      new RegExp(`${option} "\\*" is no wildcard with credentials`),
+    );
+    cors({ origin: ALLOWED, [option]: ["*"] }); // a wildcard without credentials
+  }
+});
+
+Deno.test("cors() refuses a listed origin that browsers never send, naming the one they do", () => {
+  const cases: [string, RegExp][] = [
+    ["https://a.example:443", /write "https:\/\/a\.example"/],
+    ["http://a.example:80/", /write "http:\/\/a\.example"/],
+    ["https://bücher.example", /write "https:\/\/xn--bcher-kva\.example"/],
+    ["https://a.example/app", /write "https:\/\/a\.example"/],
+    ["a.example", /is not an origin as browsers send it \(scheme:\/\/host\[:port\]\)$/],
+    ["https://a.example?x", /write "https:\/\/a\.example"/],
+  ];
+  for (const [origin, message] of cases) {
+    assert.throws(() => cors({ origin }), message, origin);
+    assert.throws(() => cors({ origin: [ALLOWED, origin] }), message, origin);
+  }
+  // origins as browsers send them, of any scheme
+  cors({ origin: ["https://a.example:8443", "http://[::1]:3000", "chrome-extension://abcdef"] });
+});
+
 // ---------------------------------------------------------------------------------------------
 // The opaque origin "null"
 
