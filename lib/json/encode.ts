@@ -26,7 +26,8 @@ function fail(schema: Schema, value: unknown): never {
  * here instead of returning `undefined`). With a Weft schema only the schema's members are
  * written, in shape order, so a `passwordHash` the schema does not name never leaks; the
  * value must match the schema (finite numbers, safe integers, literals …), or this throws a
- * `TypeError` naming the first mismatch, since it is a programming error. The projection is
+ * `TypeError` naming the first mismatch, since it is a programming error; so does a value that has
+ * no JSON text (`undefined` under a root `optional()`, a function under `any()`). The projection is
  * generated once per schema (walked instead where code generation is forbidden).
  *
  * @param value The value.
@@ -54,18 +55,23 @@ export function encode<S extends WeftSchema>(value: Infer<S>, target: S): string
  */
 export function encode(value: unknown): string;
 export function encode(value: unknown, target?: WeftSchema): string {
-  if (target === undefined) {
-    const text = JSON.stringify(value);
-    if (text === undefined) {
-      throw new TypeError(`Cannot encode ${typeof value}: it has no JSON form`);
-    }
-    return text;
-  }
+  if (target === undefined) return text(JSON.stringify(value), value);
   const project = projectionOf(target);
   if (project === undefined) {
     throw new TypeError("Cannot encode with this schema: json.encode needs a Weft schema");
   }
   const projected = project(value);
   if (projected === FAIL) fail(target as Schema, value);
-  return JSON.stringify(projected);
+  // a schema lets through values JSON.stringify writes as nothing: `undefined` under a root
+  // schema.optional(), a function or symbol (or a toJSON() that returns undefined) under
+  // schema.any()
+  return text(JSON.stringify(projected), value);
+}
+
+// What JSON.stringify wrote, or a TypeError where it wrote nothing (it returns undefined).
+function text(written: string | undefined, value: unknown): string {
+  if (written === undefined) {
+    throw new TypeError(`Cannot encode ${typeof value}: it has no JSON form`);
+  }
+  return written;
 }

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
-import { type Infer, json, schema as s } from "../../lib/json/mod.ts";
+import { get, router } from "../../mod.ts";
+import { type Infer, json, type Schema, schema as s } from "../../lib/json/mod.ts";
+import { useCodeGeneration } from "../../lib/json/_compile.ts";
 import { runChild } from "../_child.ts";
 
 const User = s.object({
@@ -73,6 +75,40 @@ Deno.test("json.encode() throws a TypeError naming the first mismatch", () => {
   assert.throws(() => json.encode(Infinity, s.number()), TypeError);
   assert.throws(() => json.encode("admin!" as never, s.enum(["admin"])), TypeError);
   assert.throws(() => json.encode(new Date() as never, s.string()), TypeError);
+});
+
+Deno.test("json.encode() throws where a schema lets through a value that has no JSON text", async () => {
+  // JSON.stringify writes these as nothing (undefined): json.encode returned that, and
+  // ctx.json(value, { schema }) answered 200 with an empty application/json body
+  const cases: [unknown, Schema][] = [
+    [undefined, s.optional(s.string())],
+    [undefined, s.optional(s.any())],
+    [() => 1, s.any()],
+    [Symbol("x"), s.any()],
+    [{ toJSON: () => undefined }, s.any()],
+    [() => 1, s.nullable(s.any())],
+  ];
+  for (const enabled of [true, false]) {
+    try {
+      useCodeGeneration(enabled);
+      for (const [value, schema] of cases) {
+        assert.throws(() => json.encode(value as never, schema), {
+          name: "TypeError",
+          message: /^Cannot encode \w+: it has no JSON form$/,
+        });
+      }
+      const reported: unknown[] = [];
+      const app = router([
+        get("/none", (ctx) => ctx.json(undefined, { schema: s.optional(s.string()) })),
+      ], { onError: (error) => void reported.push(error) });
+      const res = await app.fetch(new Request("http://localhost/none"));
+      assert.equal(res.status, 500);
+      await res.body?.cancel();
+      assert.match(String(reported[0]), /^TypeError: Cannot encode undefined/);
+    } finally {
+      useCodeGeneration(undefined);
+    }
+  }
 });
 
 Deno.test("json.encode() writes records, unions, nullable and any values", () => {

@@ -52,4 +52,9 @@ test("weft/json answers alike with generated checks and with code generation for
     true,
     '{"\\"]);process.exit(1);//":"\\"]);process.exit(1);//","__proto__":"__proto__","a\u2028b":"a\u2028b"}',
   ]);
+  assert.deepEqual(generated.nothing, [
+    "TypeError: Cannot encode undefined: it has no JSON form",
+    "TypeError: Cannot encode function: it has no JSON form",
+    "TypeError: Cannot encode symbol: it has no JSON form",
+  ]);
 });

@@ -1,6 +1,6 @@
 // Prints, as one line of JSON, weft/json's answers (from the npm package) to JSONTestSuite's y_
-// and n_ files, to constraint cases and to hostile member names, with whether code generation
-// was allowed. json.test.ts runs it twice, with and without
+// and n_ files, to constraint cases, to hostile member names and to values without JSON text,
+// with whether code generation was allowed. json.test.ts runs it twice, with and without
 // --disallow-code-generation-from-strings, and compares.
 import { readdirSync, readFileSync } from "node:fs";
 import { json, schema as s } from "weft/json";
@@ -53,4 +53,17 @@ const hostile = [
   json.encode(value, Hostile),
 ];
 
-console.log(JSON.stringify({ generation, suite, posts, hostile }));
+// values JSON has no text for, which a schema lets through: each throws a TypeError
+const nothing = [
+  [undefined, s.optional(s.string())],
+  [() => 1, s.any()],
+  [Symbol("x"), s.any()],
+].map(([value, schema]) => {
+  try {
+    return json.encode(value, schema);
+  } catch (error) {
+    return `${error.name}: ${error.message}`;
+  }
+});
+
+console.log(JSON.stringify({ generation, suite, posts, hostile, nothing }));
