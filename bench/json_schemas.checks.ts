@@ -242,10 +242,13 @@ function c4(v: any): boolean {
 }
 
 /** `Events`, checked by code generated for it. */
-export const Events: typeof schemas.Events = precompiled(schemas.Events, "029b029c5a63ea", c1);
+const s0: typeof schemas.Events = precompiled(schemas.Events, "029b029c5a63ea", c1);
+export { s0 as Events };
 
 /** `Order`, checked by code generated for it. */
-export const Order: typeof schemas.Order = precompiled(schemas.Order, "139ec29a6da845", c2);
+const s1: typeof schemas.Order = precompiled(schemas.Order, "139ec29a6da845", c2);
+export { s1 as Order };
 
 /** `OrderConstrained`, checked by code generated for it. */
-export const OrderConstrained: typeof schemas.OrderConstrained = precompiled(schemas.OrderConstrained, "1295054ea83ba7", c4);
+const s2: typeof schemas.OrderConstrained = precompiled(schemas.OrderConstrained, "1295054ea83ba7", c4);
+export { s2 as OrderConstrained };

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { fingerprint, json, precompiled, schema as s } from "../../lib/json/mod.ts";
-import { rootOf } from "../../lib/json/_compile.ts";
+import { checkPath, rootOf } from "../../lib/json/_compile.ts";
 import { main } from "../../lib/json/cli.ts";
 import {
   build,
@@ -285,11 +285,40 @@ Deno.test("cli.ts --check fails on a missing or stale module, and reports bad in
   assert.equal(await quiet(() => main([`${dir}/more.ts`, "--check"])), 1); // missing
   assert.equal(await quiet(() => main([`${dir}/more.ts`, "--out", `${dir}/more.gen.ts`])), 0);
   const text = await Deno.readTextFile(`${dir}/more.gen.ts`);
-  assert.match(text, /export const extra: typeof schemas\.extra = precompiled\(schemas\.extra,/);
+  assert.match(text, /const s\d+: typeof schemas\.extra = precompiled\(schemas\.extra,/);
+  assert.match(text, /export \{ s\d+ as extra \};/);
   assert.match(text, /import \* as schemas from "\.\/more\.ts";/);
   await Deno.writeTextFile(`${dir}/none.ts`, "export const n = 1;\n");
   assert.equal(await quiet(() => main([`${dir}/none.ts`])), 1);
   assert.equal(await quiet(() => main([`${dir}/absent.ts`])), 1);
   assert.equal(await quiet(() => main([file, "--nope"])), 2);
   assert.equal(await quiet(() => main([])), 2);
+});
+
+Deno.test("exports named like the generated module's own bindings or like reserved words", async () => {
+  // declared under their names, these made a module that does not compile ("Identifier 'K' has
+  // already been declared", "Expected ident")
+  const names = ["K", "H", "schemas", "precompiled", "c1", "p1", "s0", "class", "default"];
+  const source = [
+    `import { schema as s } from "${RUNTIME}";`,
+    ...names.map((_, i) => `const n${i} = s.object({ n: s.literal(${i}) });`),
+    `export { ${names.map((name, i) => `n${i} as ${name}`).join(", ")} };`,
+    "",
+  ].join("\n");
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(`${dir}/names.ts`, source);
+    assert.equal(await quiet(() => main([`${dir}/names.ts`, "--runtime", RUNTIME])), 0);
+    const mod = await import(`file://${dir}/names.checks.ts`);
+    const schemas = await import(`file://${dir}/names.ts`);
+    assert.deepEqual(Object.keys(mod).sort(), [...names].sort());
+    names.forEach((name, i) => {
+      assert.equal(mod[name], schemas[name]);
+      assert.equal(checkPath(mod[name]), "ahead", name);
+      assert.equal(json.decode(`{"n":${i}}`, mod[name]).ok, true, name);
+      assert.equal(json.decode(`{"n":${i + 1}}`, mod[name]).ok, false, name);
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
