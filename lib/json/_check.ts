@@ -86,14 +86,49 @@ export function codePoints(s: string): number {
   return n;
 }
 
+// On canonical()'s stack: the next entry is text to write, not a value.
+const TEXT = /* @__PURE__ */ Symbol("text");
+// On canonical()'s stack: the next entry is an array or object whose text is now written.
+const DONE = /* @__PURE__ */ Symbol("done");
+
 // A text equal for equal JSON values (members sorted by name; numbers as JSON writes them).
-function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`;
-  if (isObject(v)) {
-    const keys = Object.keys(v).sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(",")}}`;
+// It keeps its own stack: an item's members the schema does not name are never checked, so
+// JSON.parse may nest them as deep as the body allows (a recursive walk overflowed the call
+// stack on 20,000 levels, a RangeError out of json.decode), and a value that is not JSON may
+// contain itself (a TypeError, as JSON.stringify throws).
+function canonical(root: unknown): string {
+  let out = "";
+  const todo: unknown[] = [root];
+  const open = new Set<object>();
+  while (todo.length > 0) {
+    const v = todo.pop();
+    if (v === TEXT) out += todo.pop() as string;
+    else if (v === DONE) open.delete(todo.pop() as object);
+    else if (typeof v === "object" && v !== null) {
+      if (open.has(v)) throw new TypeError("Cannot compare items: an item contains itself");
+      open.add(v);
+      todo.push(v, DONE);
+      if (Array.isArray(v)) {
+        out += "[";
+        todo.push("]", TEXT);
+        for (let i = v.length - 1; i >= 0; i--) {
+          todo.push(v[i]);
+          if (i > 0) todo.push(",", TEXT);
+        }
+      } else {
+        const o = v as Record<string, unknown>;
+        const keys = Object.keys(o).sort();
+        out += "{";
+        todo.push("}", TEXT);
+        for (let i = keys.length - 1; i >= 0; i--) {
+          todo.push(o[keys[i]], `${i > 0 ? "," : ""}${JSON.stringify(keys[i])}:`, TEXT);
+        }
+      }
+    } else {
+      out += typeof v === "number" ? String(v === 0 ? 0 : v) : JSON.stringify(v) ?? "undefined";
+    }
   }
-  return typeof v === "number" ? String(v === 0 ? 0 : v) : JSON.stringify(v) ?? "undefined";
+  return out;
 }
 
 /** The index of the first item equal (as JSON) to an earlier one, or -1. */

@@ -45,8 +45,9 @@
  * - **Depth**: at most 512 nested arrays and objects. A deeper value that the schema walks
  *   (everything under `schema.any()`) is a `syntax_error` at the bracket that opens level 513
  *   (syntax errors elsewhere in the text win); members the schema ignores are left to the
- *   engine's parser, which is iterative, and are never walked. Nothing recurses on the input,
- *   so `[[[[…` 100,000 deep cannot overflow the stack.
+ *   engine's parser, which is iterative, and are never checked (`uniqueItems` compares them
+ *   with a stack of its own). Nothing recurses on the input, so `[[[[…` 100,000 deep cannot
+ *   overflow the stack.
  * - **Duplicate keys**: the last one wins, as with `JSON.parse`.
  * - **Unknown members** are ignored by default and stay in the decoded value, untyped;
  *   `schema.object(shape, { unknownKeys: "reject" })` makes each an `unexpected_field`.

@@ -152,6 +152,31 @@ Deno.test("array item counts and unique items, record and object member counts",
   assert.equal(json.encode({ a: 1, b: 2, c: 3 } as never, Small), '{"a":1}');
 });
 
+Deno.test("unique items compare members the schema does not name, however deep they nest", () => {
+  // such members are not checked, so the 512-level limit does not apply to them; comparing
+  // the items walked them recursively, and 20,000 levels were a RangeError out of json.decode
+  // (a 500 from ctx.decode) instead of an answer
+  const Items = s.array(s.object({ a: s.string() }), { uniqueItems: true });
+  const deep = (n: number, leaf: string) => "[".repeat(n) + leaf + "]".repeat(n);
+  const item = (leaf: string) => `{"a":"x","extra":${deep(100_000, leaf)}}`;
+  const result = json.decode(`[${item("1")},${item("2")}]`, Items);
+  assert.ok(result.ok && result.value.length === 2);
+  const repeat = error(`[${item("1")},${item("1")}]`, Items);
+  assert.equal(repeat.message, "$: must have unique items, [1] repeats one");
+  // the same on the Standard Schema face, for values that never were JSON text
+  const shared: unknown[] = [];
+  let value: unknown[] = shared;
+  for (let i = 0; i < 100_000; i++) value = [value];
+  const items = [{ a: "x", extra: value }, { a: "x", extra: [value] }];
+  assert.deepEqual(Items["~standard"].validate(items), { value: items });
+  const cyclic: Record<string, unknown> = { a: "x" };
+  cyclic.self = cyclic; // as JSON.stringify would, comparing such a value throws a TypeError
+  assert.throws(() => Items["~standard"].validate([cyclic, { a: "x" }]), {
+    name: "TypeError",
+    message: "Cannot compare items: an item contains itself",
+  });
+});
+
 Deno.test('json.decode() reports every issue with issues: "all", at most 100', () => {
   const Form = s.object({
     title: s.string({ maxLength: 3 }),

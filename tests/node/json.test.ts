@@ -57,4 +57,5 @@ test("weft/json answers alike with generated checks and with code generation for
     "TypeError: Cannot encode function: it has no JSON form",
     "TypeError: Cannot encode symbol: it has no JSON form",
   ]);
+  assert.deepEqual(generated.deep, [true, "$: must have unique items, [1] repeats one"]);
 });

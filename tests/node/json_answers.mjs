@@ -1,7 +1,7 @@
 // Prints, as one line of JSON, weft/json's answers (from the npm package) to JSONTestSuite's y_
-// and n_ files, to constraint cases, to hostile member names and to values without JSON text,
-// with whether code generation was allowed. json.test.ts runs it twice, with and without
-// --disallow-code-generation-from-strings, and compares.
+// and n_ files, to constraint cases, to hostile member names, to values without JSON text and to
+// unique items with deep members, with whether code generation was allowed. json.test.ts runs it
+// twice, with and without --disallow-code-generation-from-strings, and compares.
 import { readdirSync, readFileSync } from "node:fs";
 import { json, schema as s } from "weft/json";
 
@@ -66,4 +66,18 @@ const nothing = [
   }
 });
 
-console.log(JSON.stringify({ generation, suite, posts, hostile, nothing }));
+// unique items whose members the schema does not name nest 100,000 levels deep
+const Unique = s.array(s.object({ a: s.string() }), { uniqueItems: true });
+const deepItem = (leaf) => `{"a":"x","extra":${"[".repeat(100_000)}${leaf}${"]".repeat(100_000)}}`;
+const deep = [`[${deepItem(1)},${deepItem(2)}]`, `[${deepItem(1)},${deepItem(1)}]`].map(
+  (text) => {
+    try {
+      const result = json.decode(text, Unique);
+      return result.ok || result.error.message;
+    } catch (error) {
+      return `${error.name}: ${error.message}`;
+    }
+  },
+);
+
+console.log(JSON.stringify({ generation, suite, posts, hostile, nothing, deep }));
