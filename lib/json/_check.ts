@@ -91,12 +91,33 @@ const TEXT = /* @__PURE__ */ Symbol("text");
 // On canonical()'s stack: the next entry is an array or object whose text is now written.
 const DONE = /* @__PURE__ */ Symbol("done");
 
-// A text equal for equal JSON values (members sorted by name; numbers as JSON writes them).
+// What JSON.stringify writes for `v`, a member `key` or an item at index `key`: what its
+// toJSON() returns, if it has one; `undefined` for what it leaves out (undefined, a function, a
+// symbol); null for a number that is not finite. A decoded value is itself.
+function written(v: unknown, key: string): unknown {
+  if (typeof v === "object" && v !== null) {
+    const toJSON = (v as { toJSON?: unknown }).toJSON;
+    if (typeof toJSON === "function") v = toJSON.call(v, key);
+  }
+  switch (typeof v) {
+    case "undefined":
+    case "function":
+    case "symbol":
+      return undefined;
+    case "number":
+      return v - v === 0 ? v : null;
+    default:
+      return v;
+  }
+}
+
+// A text equal for equal JSON values (members sorted by name; numbers as JSON writes them),
+// of an array or object as JSON.stringify writes it (json.encode compares the items it writes).
 // It keeps its own stack: an item's members the schema does not name are never checked, so
 // JSON.parse may nest them as deep as the body allows (a recursive walk overflowed the call
 // stack on 20,000 levels, a RangeError out of json.decode), and a value that is not JSON may
 // contain itself (a TypeError, as JSON.stringify throws).
-function canonical(root: unknown): string {
+function canonical(root: object): string {
   let out = "";
   const todo: unknown[] = [root];
   const open = new Set<object>();
@@ -112,30 +133,40 @@ function canonical(root: unknown): string {
         out += "[";
         todo.push("]", TEXT);
         for (let i = v.length - 1; i >= 0; i--) {
-          todo.push(v[i]);
+          todo.push(written(v[i], String(i)) ?? null);
           if (i > 0) todo.push(",", TEXT);
         }
       } else {
         const o = v as Record<string, unknown>;
         const keys = Object.keys(o).sort();
+        const values = keys.map((key) => written(o[key], key));
+        const first = values.findIndex((x) => x !== undefined);
         out += "{";
         todo.push("}", TEXT);
         for (let i = keys.length - 1; i >= 0; i--) {
-          todo.push(o[keys[i]], `${i > 0 ? "," : ""}${JSON.stringify(keys[i])}:`, TEXT);
+          if (values[i] === undefined) continue;
+          todo.push(values[i], `${i > first ? "," : ""}${JSON.stringify(keys[i])}:`, TEXT);
         }
       }
     } else {
-      out += typeof v === "number" ? String(v === 0 ? 0 : v) : JSON.stringify(v) ?? "undefined";
+      out += typeof v === "number" ? String(v === 0 ? 0 : v) : JSON.stringify(v);
     }
   }
   return out;
 }
 
-/** The index of the first item equal (as JSON) to an earlier one, or -1. */
+/** The index of the first item equal (as JSON writes it) to an earlier one, or -1. */
 export function repeated(items: readonly unknown[]): number {
   const seen = new Set<unknown>();
   for (let i = 0; i < items.length; i++) {
-    const x = items[i];
+    let x = items[i];
+    // a string, a finite number or a boolean is its own key (1 and 1.0 are one number); what
+    // JSON leaves out of an array is written null
+    if (
+      typeof x !== "string" && typeof x !== "boolean" && !(typeof x === "number" && x - x === 0)
+    ) {
+      x = written(x, String(i)) ?? null;
+    }
     const key = typeof x === "object" && x !== null
       ? `o${canonical(x)}`
       : typeof x === "string"

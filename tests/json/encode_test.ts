@@ -111,6 +111,34 @@ Deno.test("json.encode() throws where a schema lets through a value that has no 
   }
 });
 
+Deno.test("json.encode() compares unique items as it writes them", () => {
+  // items that differ as values but are written alike were written twice (a text the same
+  // schema refuses), and distinct dates were one item ({} without their toJSON), a TypeError
+  const Any = s.array(s.any(), { uniqueItems: true });
+  const Maps = s.array(s.record(s.optional(s.string())), { uniqueItems: true });
+  const dates = [new Date(0), new Date(1)];
+  for (const enabled of [true, false]) {
+    try {
+      useCodeGeneration(enabled);
+      const text = json.encode(dates as never, Any);
+      assert.equal(text, '["1970-01-01T00:00:00.000Z","1970-01-01T00:00:00.001Z"]');
+      assert.equal(json.decode(text, Any).ok, true);
+      for (
+        const [value, schema] of [
+          [[new Date(0), "1970-01-01T00:00:00.000Z"], Any],
+          [[null, Number.NaN], Any],
+          [[{ a: 1 }, { a: 1, b: () => 1 }], Any],
+          [[{}, { a: undefined }], Maps],
+        ] as const
+      ) {
+        assert.throws(() => json.encode(value as never, schema), TypeError, JSON.stringify(value));
+      }
+    } finally {
+      useCodeGeneration(undefined);
+    }
+  }
+});
+
 Deno.test("json.encode() writes records, unions, nullable and any values", () => {
   const Shape = s.union("kind", [
     s.object({ kind: s.literal("circle"), r: s.number() }),

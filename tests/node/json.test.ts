@@ -58,4 +58,8 @@ test("weft/json answers alike with generated checks and with code generation for
     "TypeError: Cannot encode symbol: it has no JSON form",
   ]);
   assert.deepEqual(generated.deep, [true, "$: must have unique items, [1] repeats one"]);
+  assert.deepEqual(generated.dates, [
+    '["1970-01-01T00:00:00.000Z","1970-01-01T00:00:00.001Z"]',
+    "TypeError: Cannot encode the value: $: must have unique items, [1] repeats one",
+  ]);
 });

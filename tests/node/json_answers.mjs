@@ -1,7 +1,7 @@
 // Prints, as one line of JSON, weft/json's answers (from the npm package) to JSONTestSuite's y_
 // and n_ files, to constraint cases, to hostile member names, to values without JSON text and to
-// unique items with deep members, with whether code generation was allowed. json.test.ts runs it
-// twice, with and without --disallow-code-generation-from-strings, and compares.
+// unique items (deep members, dates), with whether code generation was allowed. json.test.ts
+// runs it twice, with and without --disallow-code-generation-from-strings, and compares.
 import { readdirSync, readFileSync } from "node:fs";
 import { json, schema as s } from "weft/json";
 
@@ -80,4 +80,18 @@ const deep = [`[${deepItem(1)},${deepItem(2)}]`, `[${deepItem(1)},${deepItem(1)}
   },
 );
 
-console.log(JSON.stringify({ generation, suite, posts, hostile, nothing, deep }));
+// unique items compared as they are written: distinct dates, and a date and its text
+const Dates = s.array(s.any(), { uniqueItems: true });
+const dates = [[new Date(0), new Date(1)], [new Date(0), "1970-01-01T00:00:00.000Z"]].map(
+  (value) => {
+    try {
+      return json.encode(value, Dates);
+    } catch (error) {
+      return `${error.name}: ${error.message}`;
+    }
+  },
+);
+
+console.log(
+  JSON.stringify({ generation, suite, posts, hostile, nothing, deep, dates }),
+);
