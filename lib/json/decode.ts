@@ -72,13 +72,13 @@ export function decode<S extends StandardSchemaV1>(
       if (text.indexOf("\uFFFD") !== -1) {
         const error = scan(bytesOf(data)!, MAX_DEPTH);
         if (error !== undefined && !error.tooDeep) {
-          return { ok: false, error: syntaxError(error.offset, error.message) };
+          return failed(syntaxError(error.offset, error.message), options);
         }
       }
     }
     value = JSON.parse(text);
   } catch {
-    return { ok: false, error: locate(data) };
+    return failed(locate(data), options);
   }
   // the common answer first, without another call
   const check = checkOf(target);
@@ -114,6 +114,11 @@ function validate(
   return max === 1
     ? { ok: false, error: errors[0] }
     : { ok: false, error: errors[0], issues: errors };
+}
+
+// A syntax error, the one issue of a text that is not JSON (in `issues` too when all are asked).
+function failed(error: JsonError, options: DecodeOptions | undefined): DecodeResult<never> {
+  return options?.issues === "all" ? { ok: false, error, issues: [error] } : { ok: false, error };
 }
 
 // Only for failures: the byte offset of the first byte that cannot continue a JSON text.

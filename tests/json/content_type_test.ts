@@ -145,4 +145,18 @@ Deno.test("ctx.decode(schema, { issues: 'all' }) reports every issue, for Weft s
   const problem = await first.json();
   assert.equal(problem.path, "$.title");
   assert.equal(problem.issues, undefined);
+  // a body that is not JSON is one issue, in `issues` too: the 400 had no `issues` member, so a
+  // client that reads every issue from it found none
+  const texts = ['{"title":', new Uint8Array([0x22, 0xff, 0x22])];
+  for (const path of ["/weft", "/zod"]) {
+    for (const text of texts) {
+      const res = await all.fetch(
+        new Request(`http://localhost${path}`, { method: "POST", headers, body: text }),
+      );
+      assert.equal(res.status, 400, path);
+      const { kind, offset, detail, issues } = await res.json();
+      assert.equal(kind, "syntax_error", path);
+      assert.deepEqual(issues, [{ kind, offset, message: detail }], `${path} ${text}`);
+    }
+  }
 });

@@ -62,4 +62,8 @@ test("weft/json answers alike with generated checks and with code generation for
     '["1970-01-01T00:00:00.000Z","1970-01-01T00:00:00.001Z"]',
     "TypeError: Cannot encode the value: $: must have unique items, [1] repeats one",
   ]);
+  assert.deepEqual(generated.syntax, [
+    ["Unexpected end of input: expected a value at byte 9"],
+    ["Invalid UTF-8: byte 0xff cannot start a character at byte 1"],
+  ]);
 });

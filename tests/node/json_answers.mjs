@@ -1,7 +1,8 @@
 // Prints, as one line of JSON, weft/json's answers (from the npm package) to JSONTestSuite's y_
-// and n_ files, to constraint cases, to hostile member names, to values without JSON text and to
-// unique items (deep members, dates), with whether code generation was allowed. json.test.ts
-// runs it twice, with and without --disallow-code-generation-from-strings, and compares.
+// and n_ files, to constraint cases, to hostile member names, to values without JSON text, to
+// unique items (deep members, dates) and to syntax errors with every issue asked, with whether
+// code generation was allowed. json.test.ts runs it twice, with and without
+// --disallow-code-generation-from-strings, and compares.
 import { readdirSync, readFileSync } from "node:fs";
 import { json, schema as s } from "weft/json";
 
@@ -92,6 +93,11 @@ const dates = [[new Date(0), new Date(1)], [new Date(0), "1970-01-01T00:00:00.00
   },
 );
 
+// a text that is not JSON is one issue, in `issues` too
+const syntax = ['{"title":', new Uint8Array([0x22, 0xff, 0x22])].map((text) =>
+  json.decode(text, Post, { issues: "all" }).issues?.map((issue) => issue.message)
+);
+
 console.log(
-  JSON.stringify({ generation, suite, posts, hostile, nothing, deep, dates }),
+  JSON.stringify({ generation, suite, posts, hostile, nothing, deep, dates, syntax }),
 );
