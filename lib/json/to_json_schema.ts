@@ -139,11 +139,24 @@ function patternOf(pattern: RegExp): string {
   if (/[^uv]/.test(flags)) fail("has flags JSON Schema cannot express");
   if (flags === "u") return source;
   try {
-    new RegExp(source, "u"); // a `v` pattern that is valid with `u` means the same there
+    new RegExp(source, "u");
   } catch {
     fail("is not valid with the u flag, which JSON Schema implies; write it for the u flag");
   }
-  if (flags === "v") return source;
+  if (flags === "v") {
+    // a `v` pattern that is valid with `u` means the same there, but for `&&` and `--` in a
+    // class: set operations with `v` (`[\w&&\d]` is the digits), characters with `u`
+    let inClass = false;
+    for (let i = 0; i < source.length; i++) {
+      const c = source[i];
+      if (c === "\\") i++;
+      else if (c === "[" || c === "]") inClass = c === "[";
+      else if (inClass && (source.startsWith("&&", i) || source.startsWith("--", i))) {
+        fail("has a class set operation, which the u flag JSON Schema implies reads as characters");
+      }
+    }
+    return source;
+  }
   for (let i = 0; i < source.length; i++) {
     const c = source[i];
     const next = source[i + 1];

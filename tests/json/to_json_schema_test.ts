@@ -108,6 +108,18 @@ Deno.test("toJsonSchema() writes a pattern only where JSON Schema's u flag means
   assert.equal(pattern(/^\p{L}+$/v).pattern, String.raw`^\p{L}+$`);
   // v syntax that u does not read (class set operations): Ajv could not compile it
   assert.throws(() => pattern(/^[\p{L}--[a-z]]$/v), /not valid with the u flag/);
+  // and v syntax that u reads otherwise: a set operation in a class is characters with u, so
+  // Ajv took "é" and "&" for /^[\p{L}&&\p{ASCII}]+$/v, and "-" for /^[!--a]$/v (which is "!")
+  for (const p of [/^[\p{L}&&\p{ASCII}]+$/v, /^[!--a]$/v, /^[a&&a]$/v]) {
+    assert.throws(() => pattern(p), /class set operation/, String(p));
+  }
+  // outside a class, and escaped, the characters mean the same
+  for (const p of [/^a--b&&c$/v, /^[a\-\-b]$/v]) {
+    const check = ajv.compile(pattern(p));
+    for (const text of ["a--b&&c", "a", "-", "b", "&"]) {
+      assert.equal(check(text), p.test(text), `${p} ${text}`);
+    }
+  }
   // refused, naming the fix, where the flag changes the meaning or the syntax
   const written = [String.raw`\p{L}`, String.raw`\u{41}`].map((source) => new RegExp(source));
   // (an escaped surrogate is one UTF-16 unit without the flag, a lone surrogate with it)

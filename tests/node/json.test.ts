@@ -66,4 +66,5 @@ test("weft/json answers alike with generated checks and with code generation for
     ["Unexpected end of input: expected a value at byte 9"],
     ["Invalid UTF-8: byte 0xff cannot start a character at byte 1"],
   ]);
+  assert.deepEqual(generated.patterns, ["TypeError", "^a--b$"]);
 });

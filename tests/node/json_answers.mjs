@@ -1,10 +1,10 @@
 // Prints, as one line of JSON, weft/json's answers (from the npm package) to JSONTestSuite's y_
 // and n_ files, to constraint cases, to hostile member names, to values without JSON text, to
-// unique items (deep members, dates) and to syntax errors with every issue asked, with whether
-// code generation was allowed. json.test.ts runs it twice, with and without
-// --disallow-code-generation-from-strings, and compares.
+// unique items (deep members, dates), to syntax errors with every issue asked and to patterns
+// for JSON Schema, with whether code generation was allowed. json.test.ts runs it twice, with
+// and without --disallow-code-generation-from-strings, and compares.
 import { readdirSync, readFileSync } from "node:fs";
-import { json, schema as s } from "weft/json";
+import { json, schema as s, toJsonSchema } from "weft/json";
 
 let generation = true;
 try {
@@ -98,6 +98,15 @@ const syntax = ['{"title":', new Uint8Array([0x22, 0xff, 0x22])].map((text) =>
   json.decode(text, Post, { issues: "all" }).issues?.map((issue) => issue.message)
 );
 
+// patterns JSON Schema's u flag reads otherwise are refused
+const patterns = [/^[\p{L}&&\p{ASCII}]+$/v, /^a--b$/v].map((pattern) => {
+  try {
+    return toJsonSchema(s.string({ pattern })).pattern;
+  } catch (error) {
+    return error.name;
+  }
+});
+
 console.log(
-  JSON.stringify({ generation, suite, posts, hostile, nothing, deep, dates, syntax }),
+  JSON.stringify({ generation, suite, posts, hostile, nothing, deep, dates, syntax, patterns }),
 );
