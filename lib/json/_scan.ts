@@ -257,3 +257,63 @@ export function scan(bytes: Uint8Array, maxDepth: number): ScanError | undefined
     }
   }
 }
+
+// The index after the value that starts at `i` in a valid JSON text.
+function skipValue(bytes: Uint8Array, i: number): number {
+  let depth = 0;
+  do {
+    const c = bytes[i];
+    if (c === 0x22) i = scanString(bytes, i);
+    else {
+      if (c === 0x5b || c === 0x7b) depth++;
+      else if (c === 0x5d || c === 0x7d) depth--;
+      i++;
+      // a number or a literal ends at whitespace, `,` or a bracket
+      if (depth === 0 && c !== 0x5d && c !== 0x7d) {
+        while (
+          i < bytes.length && !isWs(bytes[i]) && bytes[i] !== 0x2c && bytes[i] !== 0x5d &&
+          bytes[i] !== 0x7d
+        ) i++;
+      }
+    }
+  } while (depth > 0 && i < bytes.length);
+  return i;
+}
+
+const keyDecoder = /* @__PURE__ */ new TextDecoder();
+
+/**
+ * The offset of the value at `path` (member names and item indexes from the root) in `bytes`,
+ * a valid JSON text; of the last of duplicate members, the one `JSON.parse` keeps. -1 when the
+ * text has no value there.
+ */
+export function offsetOf(bytes: Uint8Array, path: readonly (string | number)[]): number {
+  let i = skipWs(bytes, bytes[0] === 0xef ? 3 : 0);
+  for (const key of path) {
+    if (typeof key === "number") {
+      if (bytes[i] !== 0x5b) return -1;
+      i = skipWs(bytes, i + 1);
+      for (let k = 0; k < key; k++) {
+        i = skipWs(bytes, skipValue(bytes, i));
+        if (bytes[i] !== 0x2c) return -1;
+        i = skipWs(bytes, i + 1);
+      }
+      if (bytes[i] === 0x5d) return -1;
+    } else {
+      if (bytes[i] !== 0x7b) return -1;
+      i = skipWs(bytes, i + 1);
+      let found = -1;
+      while (bytes[i] === 0x22) {
+        const end = scanString(bytes, i);
+        const name = JSON.parse(keyDecoder.decode(bytes.subarray(i, end)));
+        i = skipWs(bytes, skipWs(bytes, end) + 1); // past the colon
+        if (name === key) found = i;
+        i = skipWs(bytes, skipValue(bytes, i));
+        if (bytes[i] === 0x2c) i = skipWs(bytes, i + 1);
+      }
+      if (found < 0) return -1;
+      i = found;
+    }
+  }
+  return i;
+}

@@ -9,6 +9,7 @@ import {
   type DecodeResult,
   type JsonError,
   MAX_ISSUES,
+  type PathKey,
   syntaxError,
   typeMismatch,
 } from "./json_error.ts";
@@ -16,7 +17,7 @@ import type { SchemaNode } from "./_node.ts";
 import { type Check, explain, MAX_DEPTH } from "./_check.ts";
 import { checkOf } from "./_compile.ts";
 import { foreignIssues } from "./_foreign.ts";
-import { scan } from "./_scan.ts";
+import { offsetOf, scan } from "./_scan.ts";
 
 // The lenient decoder is Deno's fast path (the fatal one is slower). It turns
 // invalid UTF-8 into U+FFFD, so text containing U+FFFD has its bytes checked by the scanner.
@@ -100,7 +101,7 @@ function validate(
     const issues = explain(target as SchemaNode, value, max);
     if (issues.length === 0) return { ok: true, value }; // unreachable: both checks agree
     // nesting beyond the limit where the schema walks is a syntax error at its bracket
-    if (issues[0].error === null) errors = [locate(data)];
+    if (issues[0].error === null) errors = [tooDeep(data, issues[0].path)];
     else {
       errors = issues.map(({ error, path }) =>
         error ?? typeMismatch(`at most ${MAX_DEPTH} levels of nesting`, path, undefined)
@@ -119,6 +120,16 @@ function validate(
 // A syntax error, the one issue of a text that is not JSON (in `issues` too when all are asked).
 function failed(error: JsonError, options: DecodeOptions | undefined): DecodeResult<never> {
   return options?.issues === "all" ? { ok: false, error, issues: [error] } : { ok: false, error };
+}
+
+// The syntax error of a value nested past the limit at `path` of `data` (valid JSON): at the
+// bracket that opens level MAX_DEPTH + 1 there, not at the first such bracket of the text, which
+// may be in a member the schema does not walk.
+function tooDeep(data: Uint8Array | string, path: readonly PathKey[]): JsonError {
+  const bytes = bytesOf(data);
+  const offset = bytes === undefined ? -1 : offsetOf(bytes, path);
+  if (offset < 0) return locate(data);
+  return syntaxError(offset, `Nesting deeper than ${MAX_DEPTH} levels`);
 }
 
 // Only for failures: the byte offset of the first byte that cannot continue a JSON text.

@@ -229,6 +229,34 @@ Deno.test("json.decode() caps nesting at 512 levels wherever an object sits, on 
   assert.deepEqual(walked, generated);
 });
 
+Deno.test("json.decode() reports the bracket past the limit where the schema walks, on both paths", () => {
+  // the offset was the first such bracket of the text, which may sit in a member the schema
+  // does not walk, or in a duplicate member JSON.parse drops
+  const deep = (n: number) => "[".repeat(n) + "]".repeat(n);
+  const S = s.object({ a: s.any(), b: s.array(s.record(s.any())) });
+  const texts = [
+    `{"skip":${deep(600)},"a":${deep(600)},"b":[]}`,
+    `{"a":${deep(600)},"b":[],"a" : [ 1 , "]" , {"x]":[]}, ${deep(700)} ]}`,
+    `{"a":1,"b":[{"k":1},{"k":${deep(600)}, "k\\\\" : ${deep(600)}}]}`,
+    `\uFEFF{"a":[], "b":[{"x":{"y":${deep(700)}}}]}`,
+  ];
+  const [generated, walked] = bothPaths(() =>
+    texts.map((text) => {
+      const result = json.decode(text, S);
+      return !result.ok && result.error.kind === "syntax_error" && result.error.offset;
+    })
+  );
+  const at = (text: string, before: string) =>
+    new TextEncoder().encode(text.slice(0, text.lastIndexOf(before) + before.length)).length;
+  assert.deepEqual(generated, [
+    at(texts[0], '"a":') + 511,
+    at(texts[1], '{"x]":[]}, ') + 510,
+    at(texts[2], '"k":') + 509,
+    at(texts[3], '"y":') + 508,
+  ]);
+  assert.deepEqual(walked, generated);
+});
+
 Deno.test("a schema nested too deep to be written as code is walked instead", () => {
   // 1,500 arrays and 600 unions are more levels than the generator's recursion has stack for
   let arrays: Schema = s.number();

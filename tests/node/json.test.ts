@@ -67,4 +67,5 @@ test("weft/json answers alike with generated checks and with code generation for
     ["Invalid UTF-8: byte 0xff cannot start a character at byte 1"],
   ]);
   assert.deepEqual(generated.patterns, ["TypeError", "^a--b$"]);
+  assert.equal(generated.tooDeep, 1213 + 511); // "a" holds the 513th bracket
 });

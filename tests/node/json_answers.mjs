@@ -1,8 +1,9 @@
 // Prints, as one line of JSON, weft/json's answers (from the npm package) to JSONTestSuite's y_
 // and n_ files, to constraint cases, to hostile member names, to values without JSON text, to
-// unique items (deep members, dates), to syntax errors with every issue asked and to patterns
-// for JSON Schema, with whether code generation was allowed. json.test.ts runs it twice, with
-// and without --disallow-code-generation-from-strings, and compares.
+// unique items (deep members, dates), to syntax errors with every issue asked, to patterns for
+// JSON Schema and to nesting past the limit, with whether code generation was allowed.
+// json.test.ts runs it twice, with and without --disallow-code-generation-from-strings, and
+// compares.
 import { readdirSync, readFileSync } from "node:fs";
 import { json, schema as s, toJsonSchema } from "weft/json";
 
@@ -107,6 +108,24 @@ const patterns = [/^[\p{L}&&\p{ASCII}]+$/v, /^a--b$/v].map((pattern) => {
   }
 });
 
+// nesting past the limit is reported where the schema walks it, not in a member it ignores
+const nested = (n) => "[".repeat(n) + "]".repeat(n);
+const tooDeep = json.decode(
+  `{"skip":${nested(600)},"a":${nested(600)}}`,
+  s.object({ a: s.any() }),
+).error?.offset;
+
 console.log(
-  JSON.stringify({ generation, suite, posts, hostile, nothing, deep, dates, syntax, patterns }),
+  JSON.stringify({
+    generation,
+    suite,
+    posts,
+    hostile,
+    nothing,
+    deep,
+    dates,
+    syntax,
+    patterns,
+    tooDeep,
+  }),
 );
