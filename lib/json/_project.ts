@@ -25,6 +25,29 @@ export function put(out: Record<string, unknown>, key: string, value: unknown): 
 }
 
 /**
+ * `x`, a value of a schema of arrays of scalars (`levels` levels of arrays) that passed its
+ * check, as json.encode writes it: the array itself, or a plain copy where it or an array in it
+ * has a toJSON(), which JSON.stringify would call and json.encode never does.
+ */
+export function bare(x: unknown, levels: number): unknown {
+  if (!Array.isArray(x)) return x;
+  let out: unknown[] | undefined;
+  const copy = () => {
+    out = new Array(x.length);
+    for (let i = 0; i < x.length; i++) out[i] = x[i];
+    return out;
+  };
+  if ((x as { toJSON?: unknown }).toJSON !== undefined) copy();
+  if (levels > 1) {
+    for (let i = 0; i < x.length; i++) {
+      const y = bare(x[i], levels - 1);
+      if (y !== x[i]) (out ?? copy())[i] = y;
+    }
+  }
+  return out ?? x;
+}
+
+/**
  * The reference projection for json.encode: `v` reduced to the schema's members (in shape
  * order, absent optional ones left out), or FAIL when it does not match the schema (read with
  * unknown members ignored). `schema.any()` values are passed as they are, for JSON.stringify.

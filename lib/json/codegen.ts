@@ -19,7 +19,7 @@ import type {
   VariantSchema,
 } from "./_node.ts";
 import { type Check, codePoints, inherited, isJson, MAX_DEPTH, repeated, tagOf } from "./_check.ts";
-import { FAIL, type Project, put } from "./_project.ts";
+import { bare, FAIL, type Project, put } from "./_project.ts";
 import { FORMAT_CHECKS } from "./_formats.ts";
 
 /** What generated checks call (`H` in the generated code). */
@@ -38,7 +38,7 @@ export interface CheckHelpers {
 export const CHECK_HELPERS: CheckHelpers = { isJson, codePoints, repeated, formats: FORMAT_CHECKS };
 
 // Projections also need these, which only code generated at run time uses.
-const RUN_TIME_HELPERS = { isJson, codePoints, repeated, formats: FORMAT_CHECKS, put, FAIL };
+const RUN_TIME_HELPERS = { isJson, codePoints, repeated, formats: FORMAT_CHECKS, put, bare, FAIL };
 
 /** A name JavaScript reads as an identifier. */
 export const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
@@ -106,6 +106,12 @@ function plain(s: Schema): boolean {
     default:
       return false;
   }
+}
+
+// The levels of arrays in a plain schema's values (0 for a scalar).
+function arrays(s: Schema): number {
+  if (s.kind === "nullable") return arrays(s.inner as Schema);
+  return s.kind === "array" ? 1 + arrays(s.item as Schema) : 0;
 }
 
 // Whether a schema's check is a function of its own unless it is written into its parent's.
@@ -469,7 +475,12 @@ export class Writer {
   #projectInto(s: Schema, x: string, lines: string[], indent = "  "): string {
     if (plain(s)) {
       lines.push(`${indent}if (!(${this.#test(s, x, "1")})) return F;`);
-      return x;
+      const levels = arrays(s);
+      if (levels === 0) return x;
+      // an array is written as it is unless it has a toJSON(), which encoding never calls
+      const y = this.#name("y");
+      lines.push(`${indent}const ${y} = H.bare(${x}, ${levels});`);
+      return y;
     }
     switch (s.kind) {
       case "any":
@@ -516,12 +527,12 @@ export class Writer {
       case "record": {
         const max = s.maxProperties;
         body.push(`  if (${OBJECT("v")}) return F;`);
-        if (plain(s.value as Schema) && max === undefined) {
-          // a plain object whose values are written as they are is written itself (JSON.stringify
-          // writes own members only, and such a prototype has no toJSON); only own members are
-          // checked, so ask only when a value fails
+        if (plain(s.value as Schema) && arrays(s.value as Schema) === 0 && max === undefined) {
+          // a plain object whose values are scalars is written itself (JSON.stringify writes own
+          // members only, and such an object has no toJSON unless it holds one itself); only own
+          // members are checked, so ask only when a value fails
           body.push(
-            "  if (Object.getPrototypeOf(v) === Object.prototype) {",
+            "  if (Object.getPrototypeOf(v) === Object.prototype && v.toJSON === undefined) {",
             "    for (const k in v) {",
             "      const x = v[k];",
             `      if (!(${

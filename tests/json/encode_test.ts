@@ -139,6 +139,38 @@ Deno.test("json.encode() compares unique items as it writes them", () => {
   }
 });
 
+Deno.test("json.encode() calls no toJSON() of arrays and records, on both paths", () => {
+  // generated projections handed arrays of scalars and records of scalars to JSON.stringify as
+  // they were, which called their toJSON(): what it returned was written instead of the
+  // schema's members (the walk, where code generation is forbidden, wrote the members)
+  class Tags extends Array<string> {
+    toJSON() {
+      return { secret: "leak" };
+    }
+  }
+  const tags = () => Tags.from(["a", "b"]) as string[];
+  const leaky = <T extends object>(value: T) =>
+    Object.defineProperty(value, "toJSON", { value: () => "leak" });
+  const cases: [unknown, Schema, string][] = [
+    [{ tags: tags() }, s.object({ tags: s.array(s.string()) }), '{"tags":["a","b"]}'],
+    [tags(), s.nullable(s.array(s.string())), '["a","b"]'],
+    [[["x"], tags()], s.array(s.array(s.string())), '[["x"],["a","b"]]'],
+    [{ k: tags() }, s.record(s.array(s.string())), '{"k":["a","b"]}'],
+    [leaky({ a: "x" }), s.record(s.string()), '{"a":"x"}'],
+    [leaky([1, 2]), s.array(s.integer()), "[1,2]"],
+  ];
+  for (const enabled of [true, false]) {
+    try {
+      useCodeGeneration(enabled);
+      for (const [value, schema, text] of cases) {
+        assert.equal(json.encode(value as never, schema), text, `${enabled} ${text}`);
+      }
+    } finally {
+      useCodeGeneration(undefined);
+    }
+  }
+});
+
 Deno.test("json.encode() writes records, unions, nullable and any values", () => {
   const Shape = s.union("kind", [
     s.object({ kind: s.literal("circle"), r: s.number() }),

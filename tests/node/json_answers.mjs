@@ -1,9 +1,9 @@
 // Prints, as one line of JSON, weft/json's answers (from the npm package) to JSONTestSuite's y_
 // and n_ files, to constraint cases, to hostile member names, to values without JSON text, to
 // unique items (deep members, dates), to syntax errors with every issue asked, to patterns for
-// JSON Schema and to nesting past the limit, with whether code generation was allowed.
-// json.test.ts runs it twice, with and without --disallow-code-generation-from-strings, and
-// compares.
+// JSON Schema, to nesting past the limit and to toJSON() methods, with whether code generation
+// was allowed. json.test.ts runs it twice, with and without
+// --disallow-code-generation-from-strings, and compares.
 import { readdirSync, readFileSync } from "node:fs";
 import { json, schema as s, toJsonSchema } from "weft/json";
 
@@ -115,6 +115,20 @@ const tooDeep = json.decode(
   s.object({ a: s.any() }),
 ).error?.offset;
 
+// arrays and records are written member by member: their toJSON() is never called
+class Tags extends Array {
+  toJSON() {
+    return { secret: "leak" };
+  }
+}
+const toJSON = [
+  json.encode({ tags: Tags.from(["a"]) }, s.object({ tags: s.array(s.string()) })),
+  json.encode(
+    Object.defineProperty({ a: "x" }, "toJSON", { value: () => "leak" }),
+    s.record(s.string()),
+  ),
+];
+
 console.log(
   JSON.stringify({
     generation,
@@ -127,5 +141,6 @@ console.log(
     syntax,
     patterns,
     tooDeep,
+    toJSON,
   }),
 );
