@@ -97,7 +97,10 @@ export interface SchemaBuilder {
   enum<const V extends readonly [string | number, ...(string | number)[]]>(
     values: V,
   ): EnumSchema<V[number]>;
-  /** An array of `item`, with optional item counts and uniqueness. */
+  /**
+   * An array of `item`, with optional item counts and uniqueness. An item cannot be absent, so
+   * `item` is not `optional()` (a `TypeError`; `nullable()` allows `null` items).
+   */
   array<I extends Schema>(item: I, constraints?: ArrayConstraints): ArraySchema<I>;
   /** An object with the members of `shape`; unknown members are ignored by default. */
   object<S extends Shape>(shape: S, options?: ObjectOptions): ObjectSchema<S>;
@@ -240,6 +243,15 @@ export const schema: SchemaBuilder = {
   },
   array(item, constraints = {}) {
     expectSchema(item, "an array schema");
+    // JSON has no absent item: an optional one was written as null, which the schema refuses
+    for (let s = item as SchemaNode; s.kind === "optional" || s.kind === "nullable";) {
+      if (s.kind === "optional") {
+        throw new TypeError(
+          "Cannot build an array schema: an item cannot be optional (use nullable)",
+        );
+      }
+      s = s.inner as SchemaNode;
+    }
     const { minItems, maxItems, uniqueItems } = constraints;
     const where = "an array schema";
     range(

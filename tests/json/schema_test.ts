@@ -85,6 +85,16 @@ Deno.test("schema's builders reject what cannot be a schema", () => {
       ]),
     /"a" is used twice/,
   );
+  // an array has no absent item: an optional one was written as null by json.encode, and the
+  // same schema refused that null on decoding
+  for (const item of [s.optional(s.string()), s.nullable(s.optional(s.string()))]) {
+    assert.throws(() => s.array(item), {
+      name: "TypeError",
+      message: "Cannot build an array schema: an item cannot be optional (use nullable)",
+    });
+  }
+  assert.equal(s.array(s.nullable(s.string())).kind, "array");
+  assert.equal(s.optional(s.array(s.string())).kind, "optional");
 });
 
 Deno.test("schema.literal() and schema.enum() compare with ===", () => {

@@ -69,4 +69,8 @@ test("weft/json answers alike with generated checks and with code generation for
   assert.deepEqual(generated.patterns, ["TypeError", "^a--b$"]);
   assert.equal(generated.tooDeep, 1213 + 511); // "a" holds the 513th bracket
   assert.deepEqual(generated.toJSON, ['{"tags":["a"]}', '{"a":"x"}']);
+  assert.equal(
+    generated.optionalItem,
+    "TypeError: Cannot build an array schema: an item cannot be optional (use nullable)",
+  );
 });

@@ -1,8 +1,8 @@
 // Prints, as one line of JSON, weft/json's answers (from the npm package) to JSONTestSuite's y_
 // and n_ files, to constraint cases, to hostile member names, to values without JSON text, to
 // unique items (deep members, dates), to syntax errors with every issue asked, to patterns for
-// JSON Schema, to nesting past the limit and to toJSON() methods, with whether code generation
-// was allowed. json.test.ts runs it twice, with and without
+// JSON Schema, to nesting past the limit, to toJSON() methods and to optional array items, with
+// whether code generation was allowed. json.test.ts runs it twice, with and without
 // --disallow-code-generation-from-strings, and compares.
 import { readdirSync, readFileSync } from "node:fs";
 import { json, schema as s, toJsonSchema } from "weft/json";
@@ -129,6 +129,14 @@ const toJSON = [
   ),
 ];
 
+// an array item cannot be optional
+let optionalItem;
+try {
+  optionalItem = s.array(s.optional(s.string())).kind;
+} catch (error) {
+  optionalItem = `${error.name}: ${error.message}`;
+}
+
 console.log(
   JSON.stringify({
     generation,
@@ -142,5 +150,6 @@ console.log(
     patterns,
     tooDeep,
     toJSON,
+    optionalItem,
   }),
 );
