@@ -131,7 +131,9 @@ export async function main(args: string[]): Promise<number> {
   }
   const file = resolve(options.file);
   const out = resolve(options.out ?? file.replace(/(\.[cm]?[jt]sx?)?$/, ".checks.ts"));
-  let schemas = relative(dirname(out), file).replaceAll("\\", "/");
+  // a specifier is a URL: a name with `#`, `?` or `%` is written percent-encoded
+  let schemas = relative(dirname(out), file).replaceAll("\\", "/").split("/")
+    .map(encodeURIComponent).join("/");
   if (!schemas.startsWith(".")) schemas = `./${schemas}`;
   let code: string;
   try {

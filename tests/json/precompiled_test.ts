@@ -4,6 +4,7 @@
 // at run time for the same schemas (imported again from a copy of the module).
 import assert from "node:assert/strict";
 import fc from "fast-check";
+import { pathToFileURL } from "node:url";
 import { fingerprint, json, precompiled, schema as s } from "../../lib/json/mod.ts";
 import { checkPath, rootOf } from "../../lib/json/_compile.ts";
 import { main } from "../../lib/json/cli.ts";
@@ -318,6 +319,24 @@ Deno.test("exports named like the generated module's own bindings or like reserv
       assert.equal(json.decode(`{"n":${i}}`, mod[name]).ok, true, name);
       assert.equal(json.decode(`{"n":${i + 1}}`, mod[name]).ok, false, name);
     });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("cli.ts imports a module of schemas whose name a URL would read otherwise", async () => {
+  // the specifier "./odd #1 é?%41.ts" imported "./odd " (the rest read as a fragment)
+  const dir = await Deno.makeTempDir();
+  try {
+    const file = `${dir}/odd #1 é?%41.ts`;
+    await Deno.writeTextFile(
+      file,
+      `import { schema as s } from "${RUNTIME}";\nexport const Odd = s.array(s.integer());\n`,
+    );
+    assert.equal(await quiet(() => main([file, "--runtime", RUNTIME])), 0);
+    const mod = await import(pathToFileURL(`${dir}/odd #1 é?%41.checks.ts`).href);
+    assert.equal(checkPath(mod.Odd), "ahead");
+    assert.equal(json.decode("[1]", mod.Odd).ok, true);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
