@@ -1168,6 +1168,24 @@ describe("limits and shutdown", () => {
     });
   });
 
+  test(`${flag("status205")} a 205 declares its length of 0, and the connection goes on`, async () => {
+    const app = (() => new Response(null, { status: 205 })) as Parameters<typeof weft.serve>[0];
+    await withServer(app, async (_base, server) => {
+      const raw = await rawRequest(
+        server.addr.port,
+        "GET /a HTTP/1.1\r\nHost: x\r\n\r\n" +
+          "GET /b HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+      );
+      const text = await readToClose(raw, 5_000);
+      const heads = text.split("\r\n\r\n").filter((head) => head !== "");
+      assert.equal(heads.length, 2, text);
+      for (const head of heads) {
+        assert.match(head, /^HTTP\/1\.1 205 /);
+        assert.match(head, /\r\ncontent-length: 0(\r\n|$)/i);
+      }
+    });
+  });
+
   test(`${flag("streamFailsBeforeFirstByte")} a body stream that fails before its first chunk is a 500 without a body`, async () => {
     const app = (() =>
       new Response(

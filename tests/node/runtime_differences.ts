@@ -123,6 +123,15 @@ export const RUNTIME_DIFFERENCES = {
       "cannot tell them apart; RFC 9110 §9.3.7 leaves OPTIONS * optional, and answering it on " +
       "Node as the path /* would route a question about the server to a resource",
   },
+  status205: {
+    deno: "a 205 goes out over HTTP/1.1 with neither Content-Length nor chunked framing (an " +
+      "app's Content-Length: 0 or Connection: close is dropped) and the connection stays " +
+      "open, so a keep-alive client waits for a body that never comes, until it times out",
+    node: "a 205 goes out with Content-Length: 0 (RFC 9110 §15.3.6), and the next request on " +
+      "the connection is answered",
+    why: "Deno.serve frames the response itself and gives an app no way to set the length of " +
+      "a response without a body; a Response with a body and status 205 cannot be built",
+  },
   streamFailsBeforeFirstByte: {
     deno: "a response body stream that fails before its first chunk goes out as the head with " +
       "the response's status, then the connection is cut (the client sees a broken body)",
