@@ -92,12 +92,16 @@ const TEXT = /* @__PURE__ */ Symbol("text");
 const DONE = /* @__PURE__ */ Symbol("done");
 
 // What JSON.stringify writes for `v`, a member `key` or an item at index `key`: what its
-// toJSON() returns, if it has one; `undefined` for what it leaves out (undefined, a function, a
-// symbol); null for a number that is not finite. A decoded value is itself.
+// toJSON() returns, if it has one; the value of a boxed primitive (new Number(1) is 1);
+// `undefined` for what it leaves out (undefined, a function, a symbol); null for a number that
+// is not finite. A decoded value is itself.
 function written(v: unknown, key: string): unknown {
   if (typeof v === "object" && v !== null) {
     const toJSON = (v as { toJSON?: unknown }).toJSON;
     if (typeof toJSON === "function") v = toJSON.call(v, key);
+    if (v instanceof Number) v = Number(v);
+    else if (v instanceof String) v = String(v);
+    else if (v instanceof Boolean) v = v.valueOf();
   }
   switch (typeof v) {
     case "undefined":

@@ -123,12 +123,18 @@ Deno.test("json.encode() compares unique items as it writes them", () => {
       const text = json.encode(dates as never, Any);
       assert.equal(text, '["1970-01-01T00:00:00.000Z","1970-01-01T00:00:00.001Z"]');
       assert.equal(json.decode(text, Any).ok, true);
+      // distinct boxed primitives were one item (no members, so {}), a TypeError
+      const boxed = [new Number(1), new Number(2), new Boolean(false), new String("b")];
+      assert.equal(json.encode(boxed as never, Any), '[1,2,false,"b"]');
       for (
         const [value, schema] of [
           [[new Date(0), "1970-01-01T00:00:00.000Z"], Any],
           [[null, Number.NaN], Any],
           [[{ a: 1 }, { a: 1, b: () => 1 }], Any],
           [[{}, { a: undefined }], Maps],
+          // a boxed primitive is written as its value
+          [[new String("a"), "a"], Any],
+          [[{ n: new Number(1) }, { n: 1 }], Any],
         ] as const
       ) {
         assert.throws(() => json.encode(value as never, schema), TypeError, JSON.stringify(value));

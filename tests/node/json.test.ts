@@ -61,6 +61,8 @@ test("weft/json answers alike with generated checks and with code generation for
   assert.deepEqual(generated.dates, [
     '["1970-01-01T00:00:00.000Z","1970-01-01T00:00:00.001Z"]',
     "TypeError: Cannot encode the value: $: must have unique items, [1] repeats one",
+    "[1,2]",
+    "TypeError: Cannot encode the value: $: must have unique items, [1] repeats one",
   ]);
   assert.deepEqual(generated.syntax, [
     ["Unexpected end of input: expected a value at byte 9"],

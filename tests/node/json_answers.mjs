@@ -82,9 +82,16 @@ const deep = [`[${deepItem(1)},${deepItem(2)}]`, `[${deepItem(1)},${deepItem(1)}
   },
 );
 
-// unique items compared as they are written: distinct dates, and a date and its text
+// unique items compared as they are written: distinct dates, and a date and its text; distinct
+// boxed numbers, and a boxed string and its text
 const Dates = s.array(s.any(), { uniqueItems: true });
-const dates = [[new Date(0), new Date(1)], [new Date(0), "1970-01-01T00:00:00.000Z"]].map(
+const dates = [
+  [new Date(0), new Date(1)],
+  [new Date(0), "1970-01-01T00:00:00.000Z"],
+  // boxed primitives, written as their values
+  [new Number(1), new Number(2)],
+  [new String("a"), "a"],
+].map(
   (value) => {
     try {
       return json.encode(value, Dates);
