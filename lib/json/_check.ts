@@ -86,6 +86,8 @@ export function codePoints(s: string): number {
   return n;
 }
 
+// How many values that toJSON() returned canonical() keeps open, one inside another.
+const MAX_MADE = 10_000;
 // On canonical()'s stack: the next entry is text to write, not a value.
 const TEXT = /* @__PURE__ */ Symbol("text");
 // On canonical()'s stack: the next entry is an array or object whose text is now written.
@@ -120,30 +122,49 @@ function written(v: unknown, key: string): unknown {
 // It keeps its own stack: an item's members the schema does not name are never checked, so
 // JSON.parse may nest them as deep as the body allows (a recursive walk overflowed the call
 // stack on 20,000 levels, a RangeError out of json.decode), and a value that is not JSON may
-// contain itself (a TypeError, as JSON.stringify throws).
+// contain itself (a TypeError, as JSON.stringify throws). A toJSON() may return a new object at
+// every call, whose members have a toJSON() too (a tree whose nodes write their parent): such
+// values nest without end, where JSON.stringify overflows its stack before 10,000 levels on
+// either runtime; past that many open, they are a TypeError too (not a walk until memory ends).
 function canonical(root: object): string {
   let out = "";
   const todo: unknown[] = [root];
   const open = new Set<object>();
+  // the objects toJSON() returned, and how many of them are open
+  const made = new Set<object>();
+  let nested = 0;
+  const item = (x: unknown, key: string): unknown => {
+    const y = written(x, key);
+    if (y !== x && typeof y === "object" && y !== null) made.add(y);
+    return y;
+  };
   while (todo.length > 0) {
     const v = todo.pop();
     if (v === TEXT) out += todo.pop() as string;
-    else if (v === DONE) open.delete(todo.pop() as object);
-    else if (typeof v === "object" && v !== null) {
+    else if (v === DONE) {
+      const o = todo.pop() as object;
+      open.delete(o);
+      if (made.has(o)) nested--;
+    } else if (typeof v === "object" && v !== null) {
       if (open.has(v)) throw new TypeError("Cannot compare items: an item contains itself");
+      if (made.has(v) && ++nested > MAX_MADE) {
+        throw new TypeError(
+          `Cannot compare items: toJSON() nests values more than ${MAX_MADE} levels deep`,
+        );
+      }
       open.add(v);
       todo.push(v, DONE);
       if (Array.isArray(v)) {
         out += "[";
         todo.push("]", TEXT);
         for (let i = v.length - 1; i >= 0; i--) {
-          todo.push(written(v[i], String(i)) ?? null);
+          todo.push(item(v[i], String(i)) ?? null);
           if (i > 0) todo.push(",", TEXT);
         }
       } else {
         const o = v as Record<string, unknown>;
         const keys = Object.keys(o).sort();
-        const values = keys.map((key) => written(o[key], key));
+        const values = keys.map((key) => item(o[key], key));
         const first = values.findIndex((x) => x !== undefined);
         out += "{";
         todo.push("}", TEXT);

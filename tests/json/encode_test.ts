@@ -145,6 +145,37 @@ Deno.test("json.encode() compares unique items as it writes them", () => {
   }
 });
 
+Deno.test("json.encode() refuses unique items whose toJSON() nests without end", () => {
+  // a toJSON() that returns a new object at every call, with a toJSON() in it (nodes that
+  // write their parent, which writes its children): JSON.stringify overflows its stack, but
+  // the comparison of unique items walked on until the process ran out of memory
+  class Node {
+    constructor(readonly parent?: Node) {}
+    toJSON() {
+      return this.parent === undefined ? { children: [new Node(this)] } : { parent: this.parent };
+    }
+  }
+  const Any = s.array(s.any(), { uniqueItems: true });
+  for (const enabled of [true, false]) {
+    try {
+      useCodeGeneration(enabled);
+      assert.throws(
+        () => json.encode([new Node(), 1] as never, Any),
+        new TypeError("Cannot compare items: toJSON() nests values more than 10000 levels deep"),
+      );
+      // nesting made by toJSON() short of that is compared as before
+      let deep: unknown = 0;
+      for (let i = 0; i < 500; i++) {
+        const inner = deep;
+        deep = { toJSON: () => [inner] };
+      }
+      assert.equal(json.encode([deep, 1] as never, Any), JSON.stringify([deep, 1]));
+    } finally {
+      useCodeGeneration(undefined);
+    }
+  }
+});
+
 Deno.test("json.encode() calls no toJSON() of arrays and records, on both paths", () => {
   // generated projections handed arrays of scalars and records of scalars to JSON.stringify as
   // they were, which called their toJSON(): what it returned was written instead of the

@@ -72,6 +72,10 @@ test("weft/json answers alike with generated checks and with code generation for
   assert.equal(generated.tooDeep, 1213 + 511); // "a" holds the 513th bracket
   assert.deepEqual(generated.toJSON, ['{"tags":["a"]}', '{"a":"x"}']);
   assert.equal(
+    generated.endless,
+    "TypeError: Cannot compare items: toJSON() nests values more than 10000 levels deep",
+  );
+  assert.equal(
     generated.optionalItem,
     "TypeError: Cannot build an array schema: an item cannot be optional (use nullable)",
   );

@@ -1,9 +1,9 @@
 // Prints, as one line of JSON, weft/json's answers (from the npm package) to JSONTestSuite's y_
 // and n_ files, to constraint cases, to hostile member names, to values without JSON text, to
 // unique items (deep members, dates), to syntax errors with every issue asked, to patterns for
-// JSON Schema, to nesting past the limit, to toJSON() methods and to optional array items, with
-// whether code generation was allowed. json.test.ts runs it twice, with and without
-// --disallow-code-generation-from-strings, and compares.
+// JSON Schema, to nesting past the limit, to toJSON() methods (one that nests without end) and to
+// optional array items, with whether code generation was allowed. json.test.ts runs it twice, with
+// and without --disallow-code-generation-from-strings, and compares.
 import { readdirSync, readFileSync } from "node:fs";
 import { json, schema as s, toJsonSchema } from "weft/json";
 
@@ -136,6 +136,23 @@ const toJSON = [
   ),
 ];
 
+// unique items whose toJSON() returns a new object at every call, nesting without end (the
+// comparison walked on until the process ran out of memory)
+class Node {
+  constructor(parent) {
+    this.parent = parent;
+  }
+  toJSON() {
+    return this.parent === undefined ? { children: [new Node(this)] } : { parent: this.parent };
+  }
+}
+let endless;
+try {
+  endless = json.encode([new Node(), 1], s.array(s.any(), { uniqueItems: true }));
+} catch (error) {
+  endless = `${error.name}: ${error.message}`;
+}
+
 // an array item cannot be optional
 let optionalItem;
 try {
@@ -157,6 +174,7 @@ console.log(
     patterns,
     tooDeep,
     toJSON,
+    endless,
     optionalItem,
   }),
 );
