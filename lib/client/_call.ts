@@ -1,6 +1,7 @@
 // One call of the typed client: the request written from a pattern and an input, and the
 // answer read into { ok, status, data } or { ok: false, problem }. Only Web APIs (fetch,
 // Request, Headers, URLSearchParams), so it runs in Deno, Node and browsers alike.
+import { STATUS_TEXT } from "../http/status.ts";
 import type { ProblemDetails, TextValue } from "./types.ts";
 
 /** The input of a call, untyped (the types of weft/client checked it). */
@@ -140,7 +141,7 @@ async function read(response: Response): Promise<AnswerAny> {
       return {
         ok,
         status,
-        problem: { type: "about:blank", title: response.statusText, status },
+        problem: { type: "about:blank", title: phrase(response), status },
         response,
       };
     }
@@ -165,11 +166,17 @@ async function read(response: Response): Promise<AnswerAny> {
     problem: {
       ...problem,
       type: typeof problem.type === "string" ? problem.type : "about:blank",
-      title: typeof problem.title === "string" ? problem.title : response.statusText,
+      title: typeof problem.title === "string" ? problem.title : phrase(response),
       status,
     },
     response,
   };
+}
+
+// The status's reason phrase: the one the response carries, which HTTP/2 and a response made in
+// the same process (app.fetch) leave empty, or the standard one (RFC 9110 §15).
+function phrase(response: Response): string {
+  return response.statusText || (STATUS_TEXT[response.status] ?? "Error");
 }
 
 function failure(

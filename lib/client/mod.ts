@@ -2,8 +2,9 @@
  * A typed client for a Weft app: `client<typeof app>(baseUrl)` gives `get`, `post`, `put`,
  * `patch`, `delete`, `head` and `options`, each taking one of the app's route patterns and that
  * route's input, all checked against the app's type: a path the app has no route for, a missing
- * param, a query or body of the wrong type are compile errors. The answer is typed per status from the route's
- * `describe({ responses })`; an error comes back as RFC 9457 problem details, never as a throw.
+ * param, a query or body of the wrong type are compile errors. The answer is typed per status
+ * from the route's `describe({ responses })`; an error comes back as RFC 9457 problem details,
+ * never as a throw.
  * It runs on `fetch` alone (Deno, Node 18+, browsers, workers), and imports nothing of the
  * server: a browser bundle carries only this module.
  *

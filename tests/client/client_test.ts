@@ -195,6 +195,8 @@ Deno.test("client() sends HEAD and OPTIONS: a GET's status and headers without i
   const thrown = await api.head("/thrown");
   assert.equal(thrown.status, 500);
   assert.equal(thrown.problem?.type, "about:blank");
+  // the standard phrase where the response carries none (app.fetch here, HTTP/2 on a socket)
+  assert.equal(thrown.problem?.title, "Internal Server Error");
   // OPTIONS on any path of the app, with its params
   const allowed = await api.options("/notes");
   assert.equal(sent.at(-1)?.method, "OPTIONS");
