@@ -9,7 +9,7 @@ import { HttpError } from "../lib/http/http_error.ts";
 import { problem } from "../lib/http/problem.ts";
 import { concat, readLimited } from "../lib/http/read_limited.ts";
 import { writeStderr } from "../lib/server/deno.ts";
-import { type ConnInfo, INTENDED_CUT } from "../lib/server/types.ts";
+import { type ConnInfo, intendedCut } from "../lib/server/types.ts";
 import { FileChunks } from "./_file_chunks.ts";
 import { BytesInput, LineErrors } from "./_input.ts";
 import type {
@@ -271,9 +271,9 @@ function lengthMismatch(declared: number, produced: string): string {
  * the server (the Node adapter reports none).
  */
 function reported(error: unknown): Error {
-  const cut = new Error(error instanceof Error ? error.message : String(error), { cause: error });
-  Object.defineProperty(cut, INTENDED_CUT, { value: new Response(null, { status: 500 }) });
-  return cut;
+  return intendedCut(
+    new Error(error instanceof Error ? error.message : String(error), { cause: error }),
+  );
 }
 
 function internalError(): Response {

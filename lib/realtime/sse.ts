@@ -6,7 +6,7 @@
  */
 import { report } from "../_app.ts";
 import type { Context } from "../context.ts";
-import { INTENDED_CUT, SHUTDOWN, type ShutdownRegistry } from "../server/types.ts";
+import { intendedCut, SHUTDOWN, type ShutdownRegistry } from "../server/types.ts";
 import { formatComment, formatEvent, retryValue, type SseEvent } from "./_sse_format.ts";
 
 export type { SseEvent };
@@ -453,8 +453,7 @@ class EventStream implements SseStream {
     try {
       if (cut) {
         // Deno.serve reports a failed body as the server's failure; this one is meant.
-        Object.defineProperty(reason, INTENDED_CUT, { value: new Response(null, { status: 500 }) });
-        this.#controller.error(reason);
+        this.#controller.error(intendedCut(reason));
       } else {
         if (last !== undefined) this.#controller.enqueue(encoder.encode(last));
         this.#controller.close();

@@ -43,6 +43,12 @@ export const SHUTDOWN: unique symbol = Symbol("weft.shutdown");
  */
 export const INTENDED_CUT: unique symbol = /* @__PURE__ */ Symbol("weft.cut");
 
+/** Marks `error` with {@linkcode INTENDED_CUT} (an empty 500, never sent) and returns it. */
+export function intendedCut<E extends object>(error: E): E {
+  Object.defineProperty(error, INTENDED_CUT, { value: new Response(null, { status: 500 }) });
+  return error;
+}
+
 /** What a server's shutdown tells the long-lived responses and sockets it serves. */
 export interface ShutdownRegistry {
   /** Whether shutdown has started; whoever registers from then on closes at once. */
