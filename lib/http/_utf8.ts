@@ -1,5 +1,5 @@
 // The UTF-8 length of a text as far as a comparison with a bound needs it, for topics (message
-// and topic limits) and compress() (its threshold).
+// and topic limits), compress() (its threshold) and sanitizeFilename() (the 255-byte name).
 const encoder = /* @__PURE__ */ new TextEncoder();
 
 /**

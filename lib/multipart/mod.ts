@@ -38,6 +38,7 @@ import type { Context } from "../context.ts";
 import { HttpError } from "../http/http_error.ts";
 import { expectUncoded } from "../http/_uncoded.ts";
 import { concat } from "../http/read_limited.ts";
+import { utf8Length } from "../http/_utf8.ts";
 import { MultipartParser } from "./_parser.ts";
 import { parseContentDisposition } from "./_disposition.ts";
 
@@ -138,6 +139,7 @@ const DEFAULT_BODY_LIMIT = 1_048_576;
 // RFC 2046 §5.1.1: 1 to 70 of these, the last one not a space.
 const BCHARS = /^[0-9A-Za-z'()+_,\-./:=? ]{0,69}[0-9A-Za-z'()+_,\-./:=?]$/;
 const utf8 = /* @__PURE__ */ new TextDecoder();
+const encoder = /* @__PURE__ */ new TextEncoder();
 
 // Browsers and curl write `"`, CR and LF in a name or file name as %22, %0D and %0A (the HTML
 // form encoding); they are decoded as the Fetch standard's multipart/form-data parser does.
@@ -261,29 +263,18 @@ function trimEnd(name: string): string {
   return name.slice(0, end);
 }
 
-function utf8Length(char: string): number {
-  const c = char.codePointAt(0)!;
-  return c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
-}
-
 // The longest name file systems take is 255 bytes (NAME_MAX on Linux and macOS) or 255 UTF-16
 // units (NTFS): a longer one is cut to 255 bytes of UTF-8, which fit both, its extension (up
 // to 16 bytes) kept.
 function shorten(name: string): string {
-  let size = 0;
-  for (const char of name) size += utf8Length(char);
-  if (size <= 255) return name;
+  if (utf8Length(name, 255) <= 255) return name;
   const dot = name.lastIndexOf(".");
   let extension = dot > 0 ? name.slice(dot) : "";
-  let room = 255;
-  for (const char of extension) room -= utf8Length(char);
-  if (room < 255 - 16) {
-    extension = "";
-    room = 255;
-  }
+  if (utf8Length(extension, 16) > 16) extension = "";
+  let room = 255 - encoder.encode(extension).byteLength;
   let stem = "";
   for (const char of extension === "" ? name : name.slice(0, dot)) {
-    room -= utf8Length(char);
+    room -= encoder.encode(char).byteLength;
     if (room < 0) break;
     stem += char;
   }
