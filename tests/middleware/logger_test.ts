@@ -220,26 +220,32 @@ Deno.test("logger() escapes control characters in the method and path it logs", 
   }
 });
 
-Deno.test("logger() escapes NEL and U+2028 sent raw in a request target", async () => {
+// Sends `head` as raw bytes to a served app behind logger(); the reply's head and the lines logged.
+async function logRaw(head: Uint8Array): Promise<{ reply: string; lines: string[] }> {
   const { middleware, lines } = capture();
   const app = chain([middleware], routes);
   const server = serve(app, { port: 0, hostname: "127.0.0.1", onListen: () => {} });
   try {
     const conn = await Deno.connect({ hostname: "127.0.0.1", port: server.addr.port });
-    const encoder = new TextEncoder();
-    // UTF-8 for U+0085 (NEL) and U+2028 (LINE SEPARATOR): line breaks to many log viewers.
-    await conn.write(
-      new Uint8Array([
-        ...encoder.encode("GET /users/a"),
-        ...[0xc2, 0x85, 0xe2, 0x80, 0xa8],
-        ...encoder.encode("b HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"),
-      ]),
-    );
+    await conn.write(head);
     const reply = new TextDecoder().decode(await new Response(conn.readable).bytes());
-    assert.match(reply, /^HTTP\/1\.1 200/);
+    return { reply, lines };
   } finally {
     await server.shutdown();
   }
+}
+
+Deno.test("logger() escapes NEL and U+2028 sent raw in a request target", async () => {
+  const encoder = new TextEncoder();
+  // UTF-8 for U+0085 (NEL) and U+2028 (LINE SEPARATOR): line breaks to many log viewers.
+  const { reply, lines } = await logRaw(
+    new Uint8Array([
+      ...encoder.encode("GET /users/a"),
+      ...[0xc2, 0x85, 0xe2, 0x80, 0xa8],
+      ...encoder.encode("b HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"),
+    ]),
+  );
+  assert.match(reply, /^HTTP\/1\.1 200/);
   assert.equal(lines.length, 1);
   assert.match(lines[0], / GET \/users\/a\\x85\\u2028b 200 /);
 });
@@ -248,22 +254,12 @@ Deno.test("logger() escapes a right-to-left override sent raw in a request targe
   // Deno.serve puts the target's raw UTF-8 into the URL as characters: an RLO (U+202E) in the
   // path would make a terminal show the rest of the line reversed ("/users/a" then "002 ..."
   // read backwards), a log line that displays as another request.
-  const { middleware, lines } = capture();
-  const app = chain([middleware], routes);
-  const server = serve(app, { port: 0, hostname: "127.0.0.1", onListen: () => {} });
-  try {
-    const conn = await Deno.connect({ hostname: "127.0.0.1", port: server.addr.port });
-    const encoder = new TextEncoder();
-    await conn.write(
-      encoder.encode(
-        "GET /users/a\u202e\u2066b HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
-      ),
-    );
-    const reply = new TextDecoder().decode(await new Response(conn.readable).bytes());
-    assert.match(reply, /^HTTP\/1\.1 /);
-  } finally {
-    await server.shutdown();
-  }
+  const { reply, lines } = await logRaw(
+    new TextEncoder().encode(
+      "GET /users/a\u202e\u2066b HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
+    ),
+  );
+  assert.match(reply, /^HTTP\/1\.1 /);
   assert.equal(lines.length, 1);
   assert.match(lines[0], / GET \/users\/a\\u202e\\u2066b \d{3} /);
   assert.ok(!/[\u202a-\u202e\u2066-\u2069]/.test(lines[0]), JSON.stringify(lines[0]));
