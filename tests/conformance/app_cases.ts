@@ -4,13 +4,14 @@
 // limit. Written like suite.ts (plain async functions over Env) so the Node runner runs them
 // against the npm build too.
 import assert from "node:assert/strict";
-import { Buffer } from "node:buffer";
+import type { Buffer } from "node:buffer";
 import { execFile } from "node:child_process";
 import * as net from "node:net";
 import { promisify } from "node:util";
 import type { Env } from "./suite.ts";
 import type * as Weft from "../../mod.ts";
 import { eventually } from "../_deadline.ts";
+import { rawExchange } from "./_raw.ts";
 
 type Case = (env: Env) => Promise<void>;
 
@@ -741,32 +742,15 @@ export const appCases: Record<string, Case> = {
   },
 };
 
-// Sends raw bytes over TCP and returns what came back once the server closes (bounded). The
-// client ends its side after the bytes unless `halfClose` is false (Deno.serve drops a streamed
-// response to a client that has ended its side).
+// rawExchange() with the client ending its side after the bytes unless `halfClose` is false
+// (Deno.serve drops a streamed response to a client that has ended its side).
 function rawRequest(
   _env: Env,
   port: string,
   text: string,
   { halfClose = true } = {},
 ): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    const socket = net.connect(Number(port), "127.0.0.1", () => {
-      if (halfClose) socket.end(text, "latin1");
-      else socket.write(text, "latin1");
-    });
-    const timer = setTimeout(() => {
-      socket.destroy();
-      reject(new Error(`no answer to ${JSON.stringify(text.slice(0, 200))} within 5 s`));
-    }, 5_000);
-    socket.on("data", (chunk: Buffer) => chunks.push(chunk));
-    socket.on("error", () => {});
-    socket.on("close", () => {
-      clearTimeout(timer);
-      resolve(Buffer.concat(chunks).toString("latin1"));
-    });
-  });
+  return rawExchange(Number(port), text, { halfClose });
 }
 
 // Reads one HTTP/1.1 response from the start of `text` by its own framing (chunked, or a

@@ -4,11 +4,11 @@
 // one byte per chunk costs work in proportion to its length.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import * as net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Env } from "./suite.ts";
 import { withDeadline } from "../_deadline.ts";
+import { rawExchange } from "./_raw.ts";
 
 export const multipartCases: Record<string, (env: Env) => Promise<void>> = {
   async "multipart: curl -F uploads arrive as fields and streamed files, names sanitised"(env) {
@@ -281,20 +281,7 @@ export const multipartCases: Record<string, (env: Env) => Promise<void>> = {
     request += "0\r\n\r\n";
     const server = env.weft.serve(app, { port: 0, hostname: "127.0.0.1", onListen() {} });
     try {
-      const answer = await new Promise<string>((resolve, reject) => {
-        const chunks: Buffer[] = [];
-        const socket = net.connect(server.addr.port, "127.0.0.1", () => socket.write(request));
-        const timer = setTimeout(() => {
-          socket.destroy();
-          reject(new Error("no answer within 60 s"));
-        }, 60_000);
-        socket.on("data", (chunk: Buffer) => chunks.push(chunk));
-        socket.on("error", () => {});
-        socket.on("close", () => {
-          clearTimeout(timer);
-          resolve(Buffer.concat(chunks).toString("latin1"));
-        });
-      });
+      const answer = await rawExchange(server.addr.port, request, { ms: 60_000 });
       assert.match(answer, /^HTTP\/1\.1 200 /);
       assert.equal(answer.slice(answer.indexOf("\r\n\r\n") + 4), '["a=v"]');
       assert.ok(searches <= 4 * body.length, `${searches} searches for ${body.length} bytes`);

@@ -4,11 +4,11 @@
 // Node runner runs them against the npm build; each case starts its servers and shuts them down.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import * as net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Env } from "./suite.ts";
 import { type Servers, withServers } from "./middleware_cases.ts";
+import { rawExchange } from "./_raw.ts";
 
 // [HTTP version curl reports, curl flags, base URL]
 function protocols(env: Env, servers: Servers): [string, string[], string][] {
@@ -21,28 +21,6 @@ function protocols(env: Env, servers: Servers): [string, string[], string][] {
 }
 
 const SECRET = "a-conformance-secret-of-32-chars-or-more";
-
-// Sends raw bytes over TCP and returns what came back once the server closes (the request says
-// Connection: close), read as Latin-1 (one character per byte), within 5 s. The client keeps its
-// side open: Deno.serve drops an answer not yet written to a client that has ended its side.
-function rawExchange(port: number, request: string | Buffer): Promise<string> {
-  return new Promise<string>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    const socket = net.connect(port, "127.0.0.1", () => {
-      socket.write(typeof request === "string" ? Buffer.from(request, "latin1") : request);
-    });
-    const timer = setTimeout(() => {
-      socket.destroy();
-      reject(new Error("no answer within 5 s"));
-    }, 5_000);
-    socket.on("data", (chunk: Buffer) => chunks.push(chunk));
-    socket.on("error", () => {});
-    socket.on("close", () => {
-      clearTimeout(timer);
-      resolve(Buffer.concat(chunks).toString("latin1"));
-    });
-  });
-}
 
 /** The cases, by name. */
 export const securityCases: Record<string, (env: Env) => Promise<void>> = {
