@@ -83,8 +83,9 @@ export const BUDGETS: readonly Budget[] = [
     // purpose moved into serve()); 8,822 B once the trailing-slash 308 is answered inside the
     // middleware of its path's groups (a cors() there left it undecorated; 4 B); 8,827 B once an
     // onError hook that throws or rejects no longer loses the error it was given, which is then
-    // written to console.error as without the hook (5 B).
-    ceiling: 8_830,
+    // written to console.error as without the hook (5 B); 8,830 B with no change to the core's
+    // code (a last read outside it renamed minified identifiers: a bundle of the same length).
+    ceiling: 8_835,
     anchor: "hono/tiny measured the same way: 5,951 B; goal 5,000 B",
   },
   {
